@@ -1,0 +1,161 @@
+"""What the Lambda runtime and API Gateway would hand a function, made locally.
+
+One place builds API Gateway REST proxy events, Lambda contexts and the template's view of the
+functions, for the local server, `make invoke`, the sample events and the tests alike.
+"""
+
+import base64
+import importlib
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "template.yaml"
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+@dataclass
+class LocalContext:
+    """The attributes of the Lambda context object that Powertools reads."""
+
+    function_name: str
+    memory_limit_in_mb: int = 256
+    timeout_ms: int = 10_000
+    function_version: str = "$LATEST"
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    log_group_name: str = ""
+    log_stream_name: str = "local"
+    _started: float = field(default_factory=time.monotonic)
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:us-east-1:000000000000:function:{self.function_name}"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, self.timeout_ms - int((time.monotonic() - self._started) * 1000))
+
+
+def api_event(
+    method: str,
+    path: str,
+    body: str | bytes | None = None,
+    headers: Mapping[str, str | list[str]] | None = None,
+    *,
+    resource: str | None = None,
+    query: Mapping[str, list[str]] | None = None,
+    stage: str = "prod",
+    request_id: str | None = None,
+    base64_body: bool | None = None,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """An API Gateway REST (v1) Lambda proxy event, as the deployed API would send it.
+
+    Bytes bodies are base64-encoded, as API Gateway does for binary media types; pass
+    ``base64_body=True`` with a ``str`` to encode a text body the same way.
+    """
+    multi_headers = {name: value if isinstance(value, list) else [value] for name, value in (headers or {}).items()}
+    if isinstance(body, bytes) or (base64_body and body is not None):
+        raw = body if isinstance(body, bytes) else body.encode()
+        body, encoded = base64.b64encode(raw).decode(), True
+    else:
+        encoded = False
+    request_id = request_id or str(uuid.uuid4())
+    now = time.time() if now is None else now
+    return {
+        "resource": resource or path,
+        "path": path,
+        "httpMethod": method,
+        "headers": {name: values[-1] for name, values in multi_headers.items()} or None,
+        "multiValueHeaders": multi_headers or None,
+        "queryStringParameters": {k: v[-1] for k, v in query.items()} if query else None,
+        "multiValueQueryStringParameters": dict(query) if query else None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {
+            "resourceId": "local",
+            "resourcePath": resource or path,
+            "httpMethod": method,
+            "extendedRequestId": request_id,
+            "requestTime": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+            "path": f"/{stage}{path}",
+            "accountId": "000000000000",
+            "protocol": "HTTP/1.1",
+            "stage": stage,
+            "domainPrefix": "localhost",
+            "requestTimeEpoch": int(now * 1000),
+            "requestId": request_id,
+            "identity": {"sourceIp": "127.0.0.1", "userAgent": None},
+            "domainName": "localhost",
+            "apiId": "local",
+        },
+        "body": body,
+        "isBase64Encoded": encoded,
+    }
+
+
+@dataclass(frozen=True)
+class ApiRoute:
+    function: str
+    method: str
+    path: str
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """One function of the template: where its code is and what triggers it."""
+
+    logical_id: str
+    code_uri: Path
+    handler: str
+    routes: tuple[ApiRoute, ...]
+
+    def load(self) -> Handler:
+        """Import the handler as Lambda would (code dir and layer on ``sys.path``)."""
+        module_name, _, attribute = self.handler.rpartition(".")
+        handler: Handler = getattr(importlib.import_module(module_name), attribute)
+        return handler
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """Reads CloudFormation short-form tags (``!Ref``, ``!Sub``, …) as plain values."""
+
+
+def _cfn_tag(loader: yaml.SafeLoader, _suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_mapping(node)  # type: ignore[arg-type]
+
+
+_CfnLoader.add_multi_constructor("!", _cfn_tag)
+
+
+def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as stream:
+        template: dict[str, Any] = yaml.load(stream, Loader=_CfnLoader)  # noqa: S506 (SafeLoader subclass)
+    return template
+
+
+def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSpec]:
+    """Every ``AWS::Serverless::Function`` of the template, with Globals applied."""
+    template = template or load_template()
+    defaults = template.get("Globals", {}).get("Function", {})
+    specs: dict[str, FunctionSpec] = {}
+    for logical_id, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        properties = {**defaults, **resource["Properties"]}
+        routes = tuple(
+            ApiRoute(logical_id, event["Properties"]["Method"].upper(), event["Properties"]["Path"])
+            for event in properties.get("Events", {}).values()
+            if event["Type"] == "Api"
+        )
+        specs[logical_id] = FunctionSpec(logical_id, ROOT / properties["CodeUri"], properties["Handler"], routes)
+    return specs

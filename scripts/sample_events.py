@@ -1,0 +1,171 @@
+"""The sample events under ``events/<FunctionLogicalId>/``: a success per descriptor example and one
+event per error class. ``python -m scripts.sample_events`` writes them; a test fails when the
+committed files differ from what this module makes, and invokes each to check its outcome.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from scripts.lambda_runtime import ROOT, api_event
+from texttools import DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL, Tool
+from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
+
+EVENTS = ROOT / "events"
+SEEDS = ROOT / "spec" / "seeds"
+FUNCTIONS = {
+    "DelimiterChunkFunction": DELIMITER_CHUNK_TOOL,
+    "ExtractBetweenFunction": EXTRACT_BETWEEN_TOOL,
+    "ParagraphsSplitFunction": PARAGRAPHS_SPLIT_TOOL,
+}
+JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    function: str
+    case: str
+    event: dict[str, Any]
+    status: int
+    code: str
+
+    @property
+    def path(self) -> str:
+        return f"events/{self.function}/{self.case}.json"
+
+
+def _event(
+    tool: Tool, case: str, body: str, headers: dict[str, str] | None = None, method: str = "POST"
+) -> dict[str, Any]:
+    return api_event(
+        method,
+        tool.execute_url,
+        body,
+        JSON_HEADERS if headers is None else headers,
+        request_id=f"sample-{case}",
+        now=1_767_225_600.0,
+    )
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def samples() -> list[Sample]:
+    found: list[Sample] = []
+    for function, tool in FUNCTIONS.items():
+        seed = json.loads((SEEDS / f"{tool.id}.json").read_text(encoding="utf-8"))
+        for number, example in enumerate(seed["examples"], start=1):
+            case = f"success-example-{number}"
+            found.append(Sample(function, case, _event(tool, case, _json(example["input"])), 200, "ok"))
+        required = dict.fromkeys(seed["input_schema"]["required"], "x")
+        common = [
+            ("invalid-json", '{"text": "a", ', 400, "invalid_input"),
+            ("schema-violation", _json({**required, "unknown_field": 1}), 400, "invalid_input"),
+            (
+                "lone-surrogate",
+                '{"text": "\\ud800"' + "".join(f', "{k}": "x"' for k in required if k != "text") + "}",
+                400,
+                "invalid_input",
+            ),
+        ]
+        for case, body, status, code in common:
+            found.append(Sample(function, case, _event(tool, case, body), status, code))
+        found.append(
+            Sample(
+                function,
+                "unsupported-media-type",
+                _event(tool, "unsupported-media-type", _json(required), {"Content-Type": "text/plain"}),
+                415,
+                "unsupported_media_type",
+            )
+        )
+        found.append(
+            Sample(
+                function,
+                "method-not-allowed",
+                _event(tool, "method-not-allowed", "", method="GET"),
+                405,
+                "method_not_allowed",
+            )
+        )
+    delimiter, extract, paragraphs = FUNCTIONS
+    found += [
+        Sample(
+            delimiter,
+            "oversize",
+            _event(
+                DELIMITER_CHUNK_TOOL,
+                "oversize",
+                _json({"text": "a", "delimiter": "x" * (DELIMITER_CHUNK.max_delimiter_bytes + 1)}),
+            ),
+            413,
+            "input_too_large",
+        ),
+        Sample(
+            delimiter,
+            "too-many-chunks",
+            _event(
+                DELIMITER_CHUNK_TOOL,
+                "too-many-chunks",
+                _json({"text": "," * DELIMITER_CHUNK.max_chunks, "delimiter": ","}),
+            ),
+            422,
+            "too_many_chunks",
+        ),
+        Sample(
+            extract,
+            "oversize",
+            _event(
+                EXTRACT_BETWEEN_TOOL,
+                "oversize",
+                _json({"text": "a", "start": "[" * (EXTRACT_BETWEEN.max_marker_bytes + 1), "end": "]"}),
+            ),
+            413,
+            "input_too_large",
+        ),
+        Sample(
+            extract,
+            "unclosed-marker",
+            _event(
+                EXTRACT_BETWEEN_TOOL, "unclosed-marker", _json({"text": "pre[one]mid[two", "start": "[", "end": "]"})
+            ),
+            422,
+            "unclosed_start_marker",
+        ),
+        Sample(
+            paragraphs,
+            "oversize",
+            _event(PARAGRAPHS_SPLIT_TOOL, "oversize", _json({"text": "a" * (PARAGRAPHS_SPLIT.max_input_bytes + 1)})),
+            413,
+            "input_too_large",
+        ),
+        Sample(
+            paragraphs,
+            "too-many-chunks",
+            _event(
+                PARAGRAPHS_SPLIT_TOOL,
+                "too-many-chunks",
+                _json({"text": "p\n\n" * (PARAGRAPHS_SPLIT.max_paragraphs + 1)}),
+            ),
+            422,
+            "too_many_chunks",
+        ),
+    ]
+    return found
+
+
+def render(sample: Sample) -> str:
+    return json.dumps(sample.event, ensure_ascii=False, indent=2) + "\n"
+
+
+def main() -> None:
+    for sample in samples():
+        target = ROOT / sample.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render(sample), encoding="utf-8")
+        print(f"wrote {sample.path} (expects {sample.status} {sample.code})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Shared test set-up: the environment Lambda would give, the published spec, and invocation helpers."""
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.update(
+    POWERTOOLS_SERVICE_NAME="text-tools",
+    POWERTOOLS_METRICS_NAMESPACE="TextTools",
+    POWERTOOLS_LOG_LEVEL="INFO",
+    AWS_DEFAULT_REGION="us-east-1",
+    AWS_ACCESS_KEY_ID="testing",
+    AWS_SECRET_ACCESS_KEY="testing",
+)
+
+from scripts.lambda_runtime import LocalContext, api_event
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "spec" / "seeds"
+TOOL_IDS = ("text-delimiter-chunk", "text-extract-between", "text-paragraphs-split")
+
+
+@cache
+def descriptor(tool_id: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((SEEDS / f"{tool_id}.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+Invoke = Callable[..., dict[str, Any]]
+
+
+def invoke(handler: Callable[[dict[str, Any], Any], dict[str, Any]], event: dict[str, Any]) -> dict[str, Any]:
+    return handler(event, LocalContext("test"))
+
+
+@pytest.fixture
+def post() -> Callable[..., dict[str, Any]]:
+    """POST a body through a tool's real ``lambda_handler`` and return the proxy response."""
+    import delimiter_chunk
+    import extract_between
+    import paragraphs_split
+
+    handlers = {
+        "text-delimiter-chunk": delimiter_chunk.lambda_handler,
+        "text-extract-between": extract_between.lambda_handler,
+        "text-paragraphs-split": paragraphs_split.lambda_handler,
+    }
+
+    def send(
+        tool_id: str,
+        body: str | bytes | None,
+        headers: dict[str, str] | None = None,
+        method: str = "POST",
+        path: str | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        event = api_event(
+            method,
+            path or f"/v1/tools/{tool_id}/versions/1.0.0/execute",
+            body,
+            {"Content-Type": "application/json"} if headers is None else headers,
+            request_id="req-1",
+            **options,
+        )
+        return invoke(handlers[tool_id], event)
+
+    return send
+
+
+def header(response: dict[str, Any], name: str) -> str | None:
+    """A response header, as Powertools writes them for REST proxies (multiValueHeaders)."""
+    for key, values in (response.get("multiValueHeaders") or {}).items():
+        if key.lower() == name.lower():
+            return ", ".join(values)
+    for key, value in (response.get("headers") or {}).items():
+        if key.lower() == name.lower():
+            return str(value)
+    return None
+
+
+class _CurrentStdout:
+    """Writes to whatever ``sys.stdout`` is now, so each test's capture sees the log lines."""
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+
+@pytest.fixture
+def log_lines(capsys: pytest.CaptureFixture[str]) -> Callable[[], list[str]]:
+    """Everything the functions print this test: Powertools log lines and EMF metric lines.
+
+    Powertools' handler keeps the stream it was created with; it is pointed at the current stdout.
+    """
+    import delimiter_chunk  # noqa: F401 (creates the functions' loggers)
+
+    for handler in logging.getLogger(os.environ["POWERTOOLS_SERVICE_NAME"]).handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(_CurrentStdout())
+
+    def read() -> list[str]:
+        return capsys.readouterr().out.splitlines()
+
+    return read

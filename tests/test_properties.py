@@ -1,0 +1,66 @@
+"""The core against the character-by-character reference, on texts dense in what is hard."""
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tests import reference
+from texttools import UnclosedStartMarker, delimiter_chunk, extract_between, paragraphs_split
+from texttools.lines import LineCounter
+
+PIECES = ["\r", "\n", "\r\n", " ", "\t", "a", "b", "é", "😀", "\x0b", "\x0c", "\x85", "\u2028", "\u2029", "ab", "\n\n"]
+pieces = st.sampled_from(PIECES)
+texts = st.lists(pieces, max_size=40).map("".join)
+needles = st.lists(pieces, min_size=1, max_size=3).map("".join)
+settings.register_profile("default", max_examples=300, deadline=None)
+settings.load_profile("default")
+
+
+@st.composite
+def text_with_needle(draw: st.DrawFn) -> tuple[str, str]:
+    """A needle, and a text built from the pieces and the needle and its fragments."""
+    needle = draw(needles)
+    fragments = [needle, needle[:1], needle[-1:], needle[: len(needle) // 2 or 1]]
+    parts = draw(st.lists(st.one_of(pieces, st.sampled_from(fragments)), max_size=30))
+    return "".join(parts), needle
+
+
+@given(texts, st.lists(st.integers(0, 60), max_size=8))
+def test_line_numbers_match_reference(text: str, positions: list[int]) -> None:
+    counter = LineCounter(text)
+    for pos in sorted(p for p in positions if p <= len(text)):
+        assert counter.line_at(pos) == reference.line(text, pos)
+
+
+@given(text_with_needle(), st.integers(-1, 6))
+@example(("a\r\nb\r\nc", "\r"), -1)
+@example(("a\r\r\n\nb", "\r\n"), 1)
+def test_delimiter_chunk_matches_reference(case: tuple[str, str], max_splits: int) -> None:
+    text, delimiter = case
+    expected = reference.delimiter_chunk(text, delimiter, max_splits)
+    assert delimiter_chunk(text, delimiter, max_splits) == expected
+
+
+@given(text_with_needle())
+def test_delimiter_chunk_agrees_with_str_split(case: tuple[str, str]) -> None:
+    text, delimiter = case
+    assert [c["text"] for c in delimiter_chunk(text, delimiter)["chunks"]] == text.split(delimiter)
+
+
+@given(text_with_needle(), needles, st.integers(1, 4))
+def test_extract_between_matches_reference(case: tuple[str, str], end: str, max_matches: int) -> None:
+    text, start = case
+    for closing in (end, start):  # start == end is its own rule
+        try:
+            expected = reference.extract_between(text, start, closing, max_matches)
+        except reference.Unclosed:
+            with pytest.raises(UnclosedStartMarker):
+                extract_between(text, start, closing, max_matches)
+        else:
+            assert extract_between(text, start, closing, max_matches) == expected
+
+
+@given(st.lists(st.sampled_from([*PIECES, "  ", " \t ", "x\n \n", "\r\n\t\r\n"]), max_size=40).map("".join))
+@example("שלום עולם\r\n \t \r\n😀 end")
+def test_paragraphs_split_matches_reference(text: str) -> None:
+    assert paragraphs_split(text) == reference.paragraphs_split(text)

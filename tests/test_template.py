@@ -1,0 +1,104 @@
+"""template.yaml says what API.md and the descriptors say: routes, runtime, layer, gateway answers."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from scripts.lambda_runtime import ROOT, functions, load_template
+from tests.conftest import TOOL_IDS, descriptor
+
+TEMPLATE = load_template()
+RESOURCES = TEMPLATE["Resources"]
+API_FUNCTIONS = {logical_id: spec for logical_id, spec in functions(TEMPLATE).items() if spec.routes}
+
+
+def test_each_descriptor_route_is_served_by_one_function_for_post_and_any_other_method() -> None:
+    served = {}
+    for spec in API_FUNCTIONS.values():
+        paths = {route.path for route in spec.routes}
+        assert len(paths) == 1
+        assert {route.method for route in spec.routes} == {"POST", "ANY"}
+        served[paths.pop()] = spec.logical_id
+    assert sorted(served) == sorted(descriptor(t)["execute_url"] for t in TOOL_IDS)
+
+
+@pytest.mark.parametrize("logical_id", sorted(API_FUNCTIONS))
+def test_function_handler_runs_the_tool_of_its_route(logical_id: str) -> None:
+    spec = API_FUNCTIONS[logical_id]
+    path = spec.routes[0].path
+    event_path = path.replace("/versions/1.0.0/", "/versions/9.9.9/")
+    from scripts.lambda_runtime import LocalContext, api_event
+
+    handler = spec.load()
+    assert handler(api_event("GET", path), LocalContext(logical_id))["statusCode"] == 405
+    assert handler(api_event("POST", event_path, "{}"), LocalContext(logical_id))["statusCode"] == 404
+
+
+def test_runtime_architecture_and_layer() -> None:
+    globals_ = TEMPLATE["Globals"]["Function"]
+    assert globals_["Runtime"] == "python3.13"
+    assert globals_["Architectures"] == ["Architecture"]  # !Ref Architecture
+    assert TEMPLATE["Parameters"]["Architecture"]["Default"] == "arm64"
+    assert set(TEMPLATE["Parameters"]["Architecture"]["AllowedValues"]) == {"arm64", "x86_64"}
+    assert TEMPLATE["Parameters"]["StageName"]["Default"] == "prod"
+    layer = RESOURCES["CoreLayer"]
+    assert layer["Type"] == "AWS::Serverless::LayerVersion"
+    assert layer["Properties"]["ContentUri"] == "src/core/"
+    assert layer["Metadata"] == {"BuildMethod": "python3.13", "BuildArchitecture": "Architecture"}
+    assert globals_["Layers"] == ["CoreLayer"]
+    assert (ROOT / "src/core/texttools/__init__.py").is_file()  # one level under ContentUri: /opt/python/texttools
+
+
+def test_every_function_has_a_log_group_with_retention() -> None:
+    groups = {
+        r["Properties"]["LogGroupName"]: r["Properties"]
+        for r in RESOURCES.values()
+        if r["Type"] == "AWS::Logs::LogGroup"
+    }
+    for logical_id in functions(TEMPLATE):
+        assert groups[f"/aws/lambda/${{{logical_id}}}"]["RetentionInDays"] == "LogRetentionInDays"
+
+
+EXPECTED_GATEWAY = {
+    "MISSING_AUTHENTICATION_TOKEN": ("404", "not_found"),
+    "RESOURCE_NOT_FOUND": ("404", "not_found"),
+    "REQUEST_TOO_LARGE": ("413", "input_too_large"),
+    "UNSUPPORTED_MEDIA_TYPE": ("415", "unsupported_media_type"),
+    "THROTTLED": ("429", "too_many_requests"),
+    "DEFAULT_4XX": (None, "request_rejected"),
+    "DEFAULT_5XX": (None, "internal_error"),
+}
+
+
+@pytest.mark.parametrize("response_type", sorted(EXPECTED_GATEWAY))
+def test_gateway_responses_use_the_error_shape(response_type: str) -> None:
+    configured = RESOURCES["TextToolsApi"]["Properties"]["GatewayResponses"][response_type]
+    status, code = EXPECTED_GATEWAY[response_type]
+    assert configured.get("StatusCode") == status
+    body = json.loads(configured["ResponseTemplates"]["application/json"].replace("$context.requestId", "r-1"))
+    assert body == {"error": {"code": code, "message": body["error"]["message"], "request_id": "r-1"}}
+    assert body["error"]["message"].endswith(".")
+
+
+def test_outputs_name_the_base_url_and_each_execute_url() -> None:
+    outputs = TEMPLATE["Outputs"]
+    for tool_id in TOOL_IDS:
+        assert any(o["Value"].endswith("${StageName}" + descriptor(tool_id)["execute_url"]) for o in outputs.values())
+    assert outputs["ApiBaseUrl"]["Value"].endswith("/${StageName}")
+
+
+@pytest.mark.parametrize("module", sorted({spec.handler.rpartition(".")[0] for spec in API_FUNCTIONS.values()}))
+def test_api_functions_do_not_import_an_aws_sdk(module: str) -> None:
+    """boto3 and botocore cost cold-start time; the API functions never touch AWS services.
+
+    Powertools itself imports the bare ``botocore`` package (to hook its user agent), nothing under it.
+    """
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))"
+    path = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": path}
+    )
+    assert result.stdout.strip() in ("[]", "['botocore']")
