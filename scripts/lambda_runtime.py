@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_plus
 
 import yaml
 
@@ -97,6 +98,43 @@ def api_event(
         "body": body,
         "isBase64Encoded": encoded,
     }
+
+
+def s3_event(
+    bucket: str, objects: list[tuple[str, int, str, str | None]], *, event_name: str = "ObjectCreated:Put"
+) -> dict[str, Any]:
+    """An S3 notification event with one record per ``(key, size, etag, version_id)``.
+
+    Keys are URL-encoded as S3 sends them: ``+`` for a space, UTF-8 percent-escapes for non-ASCII.
+    """
+    records = []
+    for key, size, etag, version_id in objects:
+        obj: dict[str, Any] = {"key": quote_plus(key, safe="/"), "size": size, "eTag": etag, "sequencer": "0"}
+        if version_id is not None:
+            obj["versionId"] = version_id
+        records.append(
+            {
+                "eventVersion": "2.1",
+                "eventSource": "aws:s3",
+                "awsRegion": "us-east-1",
+                "eventTime": "2026-01-01T00:00:00.000Z",
+                "eventName": event_name,
+                "userIdentity": {"principalId": "local"},
+                "requestParameters": {"sourceIPAddress": "127.0.0.1"},
+                "responseElements": {"x-amz-request-id": "local", "x-amz-id-2": "local"},
+                "s3": {
+                    "s3SchemaVersion": "1.0",
+                    "configurationId": "DocumentCreated",
+                    "bucket": {
+                        "name": bucket,
+                        "ownerIdentity": {"principalId": "local"},
+                        "arn": f"arn:aws:s3:::{bucket}",
+                    },
+                    "object": obj,
+                },
+            }
+        )
+    return {"Records": records}
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,16 @@
-"""The sample events under ``events/<FunctionLogicalId>/``: a success per descriptor example and one
-event per error class. ``python -m scripts.sample_events`` writes them; a test fails when the
-committed files differ from what this module makes, and invokes each to check its outcome.
+"""The sample events under ``events/<FunctionLogicalId>/``: for each API function a success per
+descriptor example and one event per error class; for the document chunker an S3 put (a key with
+spaces and non-ASCII), a multi-record event and an oversize object. ``python -m scripts.sample_events``
+writes them; a test fails when the committed files differ from what this module makes, and
+invokes each to check its outcome.
 """
 
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.lambda_runtime import ROOT, api_event
+from scripts.lambda_runtime import ROOT, api_event, s3_event
 from texttools import DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL, Tool
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
 
@@ -21,13 +24,30 @@ FUNCTIONS = {
 JSON_HEADERS = {"Content-Type": "application/json"}
 
 
+CHUNK_FUNCTION = "ChunkDocumentFunction"
+SAMPLE_BUCKET = "text-tools-documents-000000000000-us-east-1"
+SAMPLE_DOCUMENTS = {
+    "incoming/meeting notes/café menu.md": "# Café\r\n\r\nCroissant, 2 €\r\nEspresso ☕\r\n\r\nOpen daily.\n".encode(),
+    "incoming/report.txt": b"Summary\n\nDetails line 1\nDetails line 2\n",
+    "incoming/not-utf8.txt": b"caf\xe9",
+}
+
+
 @dataclass(frozen=True)
 class Sample:
+    """One sample event and its expected outcome.
+
+    API samples expect a status and code. S3 samples expect, per output key, the outcome code,
+    given that ``documents`` were uploaded first (their sizes and ETags are in the event).
+    """
+
     function: str
     case: str
     event: dict[str, Any]
-    status: int
-    code: str
+    status: int = 200
+    code: str = "ok"
+    documents: dict[str, bytes] = field(default_factory=dict)
+    outputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def path(self) -> str:
@@ -155,16 +175,39 @@ def samples() -> list[Sample]:
     return found
 
 
+def _s3_sample(case: str, keys: list[str], outputs: dict[str, str], oversize: str | None = None) -> Sample:
+    documents = {key: SAMPLE_DOCUMENTS[key] for key in keys}
+    objects: list[tuple[str, int, str, str | None]] = [
+        (key, len(body), hashlib.md5(body).hexdigest(), None)  # noqa: S324 (S3's ETag is an MD5)
+        for key, body in documents.items()
+    ]
+    if oversize:
+        objects.append((oversize, 8 * 1024 * 1024, "0" * 32, None))
+    return Sample(CHUNK_FUNCTION, case, s3_event(SAMPLE_BUCKET, objects), documents=documents, outputs=outputs)
+
+
+def s3_samples() -> list[Sample]:
+    return [
+        _s3_sample("put", ["incoming/meeting notes/café menu.md"], {"chunks/meeting notes/café menu.md.json": "ok"}),
+        _s3_sample(
+            "multi-record",
+            ["incoming/report.txt", "incoming/not-utf8.txt"],
+            {"chunks/report.txt.json": "ok", "errors/not-utf8.txt.json": "invalid_input"},
+        ),
+        _s3_sample("oversize", [], {"errors/huge.txt.json": "input_too_large"}, oversize="incoming/huge.txt"),
+    ]
+
+
 def render(sample: Sample) -> str:
     return json.dumps(sample.event, ensure_ascii=False, indent=2) + "\n"
 
 
 def main() -> None:
-    for sample in samples():
+    for sample in samples() + s3_samples():
         target = ROOT / sample.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render(sample), encoding="utf-8")
-        print(f"wrote {sample.path} (expects {sample.status} {sample.code})")
+        print(f"wrote {sample.path}")
 
 
 if __name__ == "__main__":

@@ -1,32 +1,53 @@
 """The committed sample events are current, and each gives the outcome it is named for."""
 
+import importlib
 import json
 
+import boto3
 import pytest
+from moto import mock_aws
 
 from scripts.lambda_runtime import ROOT, LocalContext, functions
-from scripts.sample_events import EVENTS, FUNCTIONS, Sample, render, samples
+from scripts.sample_events import CHUNK_FUNCTION, EVENTS, SAMPLE_BUCKET, Sample, render, s3_samples, samples
 
-SAMPLES = samples()
-
-
-def test_every_api_function_has_samples_and_no_file_is_stray() -> None:
-    api_functions = {logical_id for logical_id, spec in functions().items() if spec.routes}
-    assert set(FUNCTIONS) == api_functions
-    assert sorted(str(p.relative_to(ROOT)) for p in EVENTS.glob("*Function/*.json") if p.parent.name in FUNCTIONS) == (
-        sorted(s.path for s in SAMPLES)
-    )
+API_SAMPLES = samples()
+S3_SAMPLES = s3_samples()
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.path)
+def test_every_function_has_samples_and_no_file_is_stray() -> None:
+    assert {s.function for s in API_SAMPLES + S3_SAMPLES} == set(functions())
+    committed = sorted(str(p.relative_to(ROOT)) for p in EVENTS.glob("*/*.json"))
+    assert committed == sorted(s.path for s in API_SAMPLES + S3_SAMPLES)
+
+
+@pytest.mark.parametrize("sample", API_SAMPLES + S3_SAMPLES, ids=lambda s: s.path)
 def test_committed_event_is_current(sample: Sample) -> None:
     assert (ROOT / sample.path).read_text(encoding="utf-8") == render(sample), "run: python -m scripts.sample_events"
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.path)
-def test_event_gives_its_outcome(sample: Sample) -> None:
+@pytest.mark.parametrize("sample", API_SAMPLES, ids=lambda s: s.path)
+def test_api_event_gives_its_outcome(sample: Sample) -> None:
     event = json.loads((ROOT / sample.path).read_text(encoding="utf-8"))
     response = functions()[sample.function].load()(event, LocalContext(sample.function))
     assert response["statusCode"] == sample.status
     body = json.loads(response["body"])
     assert (body["error"]["code"] if sample.status != 200 else "ok") == sample.code
+
+
+@pytest.mark.parametrize("sample", S3_SAMPLES, ids=lambda s: s.path)
+def test_s3_event_gives_its_outputs(sample: Sample) -> None:
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=SAMPLE_BUCKET)
+        for key, body in sample.documents.items():
+            s3.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
+        import s3_chunk
+
+        handler = importlib.reload(s3_chunk).lambda_handler
+        handler(json.loads((ROOT / sample.path).read_text(encoding="utf-8")), LocalContext(CHUNK_FUNCTION))
+        written = {
+            o["Key"]: json.loads(s3.get_object(Bucket=SAMPLE_BUCKET, Key=o["Key"])["Body"].read())
+            for o in s3.list_objects_v2(Bucket=SAMPLE_BUCKET)["Contents"]
+            if not o["Key"].startswith("incoming/")
+        }
+    assert {key: body["error"]["code"] if "error" in body else "ok" for key, body in written.items()} == sample.outputs

@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from scripts.lambda_runtime import ROOT, functions
-from scripts.sample_events import samples
+from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
+
+RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
+"""What the Lambda Python runtime itself provides (the AWS SDK): never in the layer, given here."""
 
 RUN_BUILT = """
 import json, sys
@@ -76,3 +79,71 @@ def test_built_function_answers_its_sample_events(build_dir: Path, logical_id: s
     report = json.loads(result.stdout.splitlines()[-1])
     assert report["outcomes"] == [[str(ROOT / s.path), s.status, s.code] for s in mine]
     assert report["site_packages"] == []  # -S: nothing from any site-packages, only the build
+
+
+@pytest.fixture
+def runtime_sdk(tmp_path: Path) -> Path:
+    """A directory holding only the runtime's AWS SDK packages, as the Lambda runtime has them."""
+    import importlib
+
+    sdk = tmp_path / "runtime"
+    sdk.mkdir()
+    for name in RUNTIME_SDK:
+        module_file = Path(importlib.import_module(name).__file__ or "")
+        source = module_file.parent if module_file.name == "__init__.py" else module_file
+        (sdk / source.name).symlink_to(source)
+    return sdk
+
+
+def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: Path) -> None:
+    """The built S3 function, run against moto's S3 server through the real SDK endpoint setting."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    endpoint = "http://{}:{}".format(*server.get_host_and_port())
+    try:
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+        s3.create_bucket(Bucket=SAMPLE_BUCKET)
+        expected: dict[str, str] = {}
+        for sample in s3_samples():
+            for key, body in sample.documents.items():
+                s3.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
+            expected.update(sample.outputs)
+        spec = functions()[CHUNK_FUNCTION]
+        module, _, attribute = spec.handler.rpartition(".")
+        script = RUN_BUILT_S3.format(sdk=str(runtime_sdk))
+        subprocess.run(
+            [sys.executable, "-I", "-S", "-c", script, str(build_dir / CHUNK_FUNCTION),
+             str(build_dir / "CoreLayer" / "python"), module, attribute],
+            input=json.dumps([str(ROOT / s.path) for s in s3_samples()]), capture_output=True, text=True, check=True,
+            env={"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                 "AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_SERVICE_NAME": "text-tools",
+                 "POWERTOOLS_METRICS_NAMESPACE": "TextTools", "DEFAULT_TOOL": "text-paragraphs-split", "PATH": ""},
+        )  # fmt: skip
+        written = {}
+        for item in s3.list_objects_v2(Bucket=SAMPLE_BUCKET)["Contents"]:
+            if not item["Key"].startswith("incoming/"):
+                body = json.loads(s3.get_object(Bucket=SAMPLE_BUCKET, Key=item["Key"])["Body"].read())
+                written[item["Key"]] = body["error"]["code"] if "error" in body else "ok"
+    finally:
+        server.stop()
+    assert written == expected
+
+
+RUN_BUILT_S3 = """
+import json, sys
+function_dir, layer_dir, module, attribute = sys.argv[1:5]
+sys.path[:0] = [function_dir, layer_dir, {sdk!r}]
+handler = getattr(__import__(module), attribute)
+
+class Context:
+    function_name = "built"; memory_limit_in_mb = 128; function_version = "$LATEST"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:built"; aws_request_id = "r"
+    def get_remaining_time_in_millis(self): return 10000
+
+for path in json.loads(sys.stdin.read()):
+    with open(path, encoding="utf-8") as stream:
+        handler(json.load(stream), Context())
+"""

@@ -9,6 +9,7 @@ import pytest
 
 from scripts.lambda_runtime import ROOT, functions, load_template
 from tests.conftest import TOOL_IDS, descriptor
+from texttools import TOOLS
 
 TEMPLATE = load_template()
 RESOURCES = TEMPLATE["Resources"]
@@ -102,3 +103,70 @@ def test_api_functions_do_not_import_an_aws_sdk(module: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": path}
     )
     assert result.stdout.strip() in ("[]", "['botocore']")
+
+
+# --- the S3 document flow ---------------------------------------------------------------------------
+
+CHUNKER = RESOURCES["ChunkDocumentFunction"]["Properties"]
+BUCKET = RESOURCES["DocumentsBucket"]["Properties"]
+
+
+def test_trigger_prefix_and_output_prefixes_cannot_overlap() -> None:
+    """Writing chunks/ or errors/ must never retrigger the chunker."""
+    from texttools.documents import CHUNKS, ERRORS, INCOMING
+
+    (trigger,) = [e for e in CHUNKER["Events"].values() if e["Type"] == "S3"]
+    assert trigger["Properties"]["Bucket"] == "DocumentsBucket"
+    assert trigger["Properties"]["Events"] == "s3:ObjectCreated:*"
+    rules = trigger["Properties"]["Filter"]["S3Key"]["Rules"]
+    assert rules == [{"Name": "prefix", "Value": INCOMING}]
+    for output in (CHUNKS, ERRORS):
+        assert not output.startswith(INCOMING)
+        assert not INCOMING.startswith(output)
+
+
+def test_bucket_is_encrypted_private_versioned_and_tls_only() -> None:
+    assert BUCKET["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
+    assert all(BUCKET["PublicAccessBlockConfiguration"].values())
+    assert len(BUCKET["PublicAccessBlockConfiguration"]) == 4
+    assert BUCKET["VersioningConfiguration"] == {"Status": "Enabled"}
+    (statement,) = RESOURCES["DocumentsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Effect"] == "Deny"
+    assert statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+
+
+def test_chunker_policy_is_scoped_to_the_bucket_prefixes() -> None:
+    bucket_arn = "arn:${AWS::Partition}:s3:::" + BUCKET["BucketName"]
+    statements = {s["Sid"]: s for s in CHUNKER["Policies"][0]["Statement"]}
+    assert statements["ReadDocuments"]["Resource"] == bucket_arn + "/incoming/*"
+    assert statements["WriteResults"]["Action"] == "s3:PutObject"
+    assert statements["WriteResults"]["Resource"] == [bucket_arn + "/chunks/*", bucket_arn + "/errors/*"]
+    assert statements["TellMissingFromForbidden"] == {
+        "Sid": "TellMissingFromForbidden", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn,
+    }  # fmt: skip
+    assert all("*" not in str(s["Action"]) for s in statements.values())
+    assert CHUNKER["Policies"][1] == {"SQSSendMessagePolicy": {"QueueName": "ChunkFailureQueue.QueueName"}}
+
+
+def test_failed_events_are_retried_then_kept_on_an_encrypted_queue() -> None:
+    config = CHUNKER["EventInvokeConfig"]
+    assert config["MaximumRetryAttempts"] == "ChunkRetryAttempts"
+    assert TEMPLATE["Parameters"]["ChunkRetryAttempts"]["MaxValue"] == 2
+    assert config["DestinationConfig"]["OnFailure"] == {"Type": "SQS", "Destination": "ChunkFailureQueue.Arn"}
+    queue = RESOURCES["ChunkFailureQueue"]["Properties"]
+    assert queue["SqsManagedSseEnabled"] is True
+    assert queue["MessageRetentionPeriod"] == 1_209_600
+
+
+def test_chunker_defaults_are_template_parameters() -> None:
+    variables = CHUNKER["Environment"]["Variables"]
+    assert variables == {"DEFAULT_TOOL": "DefaultTool", "DEFAULT_DELIMITER": "DefaultDelimiter",
+                         "DEFAULT_MAX_SPLITS": "DefaultMaxSplits"}  # fmt: skip
+    assert TEMPLATE["Parameters"]["DefaultTool"]["Default"] == "text-paragraphs-split"
+    assert set(TEMPLATE["Parameters"]["DefaultTool"]["AllowedValues"]) == set(TOOLS)
+    assert json.loads(TEMPLATE["Parameters"]["DefaultDelimiter"]["Default"]) == "\n\n"
+
+
+def test_s3_outputs() -> None:
+    assert TEMPLATE["Outputs"]["DocumentsBucketName"]["Value"] == "DocumentsBucket"
+    assert TEMPLATE["Outputs"]["ChunkFailureQueueUrl"]["Value"] == "ChunkFailureQueue"

@@ -9,7 +9,6 @@ outcome metric per request.
 import base64
 import binascii
 import os
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from failure_location import failure_location
 
 from texttools import InputTooLarge, InternalError, InvalidInput, Tool, ToolError
 from texttools.codec import encode_json
@@ -90,12 +90,7 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
 
     @app.exception_handler(Exception)
     def unexpected_error(_: Exception) -> Response[str]:
-        # Where it failed, never what: no traceback, type name or input reaches a log line.
-        frame = sys.exc_info()[2]
-        while frame is not None and frame.tb_next is not None:
-            frame = frame.tb_next
-        where = f"{frame.tb_frame.f_code.co_filename}:{frame.tb_lineno}" if frame else "unknown"
-        logger.error("unexpected failure", failed_at=where)
+        logger.error("unexpected failure", failed_at=failure_location())
         return error_response(InternalError())
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)

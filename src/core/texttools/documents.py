@@ -1,0 +1,115 @@
+"""API.md's "S3 document chunking" as a pure function: document bytes and metadata in, the output
+object's key and bytes out. The S3 handler only moves bytes; every rule of the layout lives here.
+"""
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import orjson
+
+from .codec import encode_json
+from .errors import InputTooLarge, InvalidInput, ToolError
+from .tools import PARAGRAPHS_SPLIT_TOOL, TOOLS, Tool
+
+INCOMING, CHUNKS, ERRORS = "incoming/", "chunks/", "errors/"
+BOM = "\ufeff"
+BOM_BYTES = len(BOM.encode())
+LARGEST_TEXT_BYTES = max(tool.byte_limits["text"] for tool in TOOLS.values())
+
+# Metadata keys (S3 user metadata is ASCII and case-insensitive; S3 hands it back lower-cased)
+# and how each becomes a tool input field. String values are JSON string literals, numbers JSON integers.
+PARAMETER_METADATA: Mapping[str, Mapping[str, str]] = {
+    "text-delimiter-chunk": {"delimiter": "delimiter", "max-splits": "max_splits"},
+    "text-extract-between": {"start": "start", "end": "end", "max-matches": "max_matches"},
+    "text-paragraphs-split": {},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Which object (and which version of it) a result was made from."""
+
+    bucket: str
+    key: str
+    version_id: str | None
+    etag: str
+    size: int
+
+
+def is_document_key(key: str) -> bool:
+    """Objects under ``incoming/`` are documents; a folder placeholder (``…/``) is not."""
+    return key.startswith(INCOMING) and not key.endswith("/")
+
+
+def output_key(source_key: str, failed: bool) -> str:
+    return f"{ERRORS if failed else CHUNKS}{source_key.removeprefix(INCOMING)}.json"
+
+
+def too_large_to_read(size: int) -> bool:
+    """Refuse from the event's size alone: no tool accepts this many bytes, even after a BOM."""
+    return size > LARGEST_TEXT_BYTES + BOM_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """The object to write, and the outcome code (``ok`` or the error code) for logs and metrics."""
+
+    key: str
+    body: bytes
+    code: str
+
+
+def chunk_document(source: Source, content: bytes | None, metadata: Mapping[str, str]) -> Output:
+    """The output object for one document: ``chunks/<name>.json`` or ``errors/<name>.json``.
+
+    ``content`` is ``None`` when the document was too large to download. ``metadata`` is the
+    object's user metadata over the deployment's defaults. The bytes depend only on these
+    arguments, so a retried event writes the same object again.
+    """
+    try:
+        if content is None or too_large_to_read(source.size):
+            raise InputTooLarge(f"The document is larger than {LARGEST_TEXT_BYTES} bytes.")
+        tool, parameters = tool_and_parameters(metadata)
+        params = tool.parse({"text": decode_document(content), **parameters})
+        result = tool.encode(tool.run(params))
+    except ToolError as error:
+        failure = {"source": asdict(source), "error": {"code": error.code, "message": error.message}}
+        return Output(output_key(source.key, failed=True), encode_json(failure), error.code)
+    document: dict[str, Any] = {
+        "source": asdict(source),
+        "tool": {"id": tool.id, "version": tool.version},
+        "parameters": params.model_dump(exclude={"text"}, exclude_unset=True),
+        "result": orjson.Fragment(result),
+    }
+    return Output(output_key(source.key, failed=False), encode_json(document), "ok")
+
+
+def decode_document(content: bytes) -> str:
+    try:
+        return content.decode("utf-8").removeprefix(BOM)
+    except UnicodeDecodeError:
+        raise InvalidInput("The document is not valid UTF-8.") from None
+
+
+def tool_and_parameters(metadata: Mapping[str, str]) -> tuple[Tool, dict[str, object]]:
+    """The tool named by ``tool`` (default text-paragraphs-split) and its parameters.
+
+    Metadata keys that do not parameterise the chosen tool are ignored: users keep their own.
+    """
+    tool_id = metadata.get("tool", PARAGRAPHS_SPLIT_TOOL.id)
+    if tool_id not in TOOLS:
+        raise InvalidInput(
+            "The tool metadata names no known tool.", [{"field": "tool", "problem": f"must be one of {sorted(TOOLS)}"}]
+        )
+    parameters: dict[str, object] = {}
+    for name, field in PARAMETER_METADATA[tool_id].items():
+        if name in metadata:
+            try:
+                parameters[field] = orjson.loads(metadata[name])
+            except orjson.JSONDecodeError:
+                raise InvalidInput(
+                    f"The {name} metadata is not a JSON literal.",
+                    [{"field": name, "problem": "must be a JSON string literal or integer"}],
+                ) from None
+    return TOOLS[tool_id], parameters
