@@ -21,8 +21,8 @@ RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urlli
 
 RUN_BUILT = """
 import json, sys
-function_dir, layer_dir, module, attribute = sys.argv[1:5]
-sys.path[:0] = [function_dir, layer_dir]
+function_dir, layer_dir, runtime_dir, module, attribute = sys.argv[1:6]
+sys.path[:0] = [function_dir, layer_dir] + ([runtime_dir] if runtime_dir else [])
 handler = getattr(__import__(module), attribute)
 
 class Context:
@@ -34,12 +34,26 @@ outcomes = []
 for path in json.loads(sys.stdin.read()):
     with open(path, encoding="utf-8") as stream:
         response = handler(json.load(stream), Context())
-    body = json.loads(response["body"])
-    outcomes.append([path, response["statusCode"], body["error"]["code"] if "error" in body else "ok"])
+    if "statusCode" in response:
+        body = json.loads(response["body"])
+        outcomes.append([path, response["statusCode"], body["error"]["code"] if "error" in body else "ok"])
 loaded = sorted({m.__file__.split("/site-packages/")[0] for m in sys.modules.values() if getattr(m, "__file__", None)
                  and "/site-packages/" in m.__file__})
 print(json.dumps({"outcomes": outcomes, "site_packages": loaded}))
 """
+"""Runs a built function on sample events with only its directory, the layer and (for the
+chunker) the runtime's SDK on ``sys.path``; prints the API outcomes and any site-packages used."""
+
+
+def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str, str], runtime_dir: str = "") -> dict:  # type: ignore[type-arg]
+    module, _, attribute = functions()[logical_id].handler.rpartition(".")
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", RUN_BUILT, str(build_dir / logical_id),
+         str(build_dir / "CoreLayer" / "python"), runtime_dir, module, attribute],
+        input=json.dumps(events), capture_output=True, text=True, check=True,
+        env={"POWERTOOLS_SERVICE_NAME": "text-tools", "POWERTOOLS_METRICS_NAMESPACE": "TextTools", "PATH": "", **env},
+    )  # fmt: skip
+    return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +81,8 @@ def test_layer_holds_the_core_one_level_down_and_no_aws_sdk(build_dir: Path) -> 
 
 @pytest.mark.parametrize("logical_id", list(dict.fromkeys(s.function for s in samples())))
 def test_built_function_answers_its_sample_events(build_dir: Path, logical_id: str) -> None:
-    spec = functions()[logical_id]
-    module, _, attribute = spec.handler.rpartition(".")
     mine = [s for s in samples() if s.function == logical_id]
-    result = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", RUN_BUILT, str(build_dir / logical_id),
-         str(build_dir / "CoreLayer" / "python"), module, attribute],
-        input=json.dumps([str(ROOT / s.path) for s in mine]), capture_output=True, text=True, check=True,
-        env={"POWERTOOLS_SERVICE_NAME": "text-tools", "POWERTOOLS_METRICS_NAMESPACE": "TextTools", "PATH": ""},
-    )  # fmt: skip
-    report = json.loads(result.stdout.splitlines()[-1])
+    report = run_built(build_dir, logical_id, [str(ROOT / s.path) for s in mine], {})
     assert report["outcomes"] == [[str(ROOT / s.path), s.status, s.code] for s in mine]
     assert report["site_packages"] == []  # -S: nothing from any site-packages, only the build
 
@@ -111,17 +117,10 @@ def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: P
             for key, body in sample.documents.items():
                 s3.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
             expected.update(sample.outputs)
-        spec = functions()[CHUNK_FUNCTION]
-        module, _, attribute = spec.handler.rpartition(".")
-        script = RUN_BUILT_S3.format(sdk=str(runtime_sdk))
-        subprocess.run(
-            [sys.executable, "-I", "-S", "-c", script, str(build_dir / CHUNK_FUNCTION),
-             str(build_dir / "CoreLayer" / "python"), module, attribute],
-            input=json.dumps([str(ROOT / s.path) for s in s3_samples()]), capture_output=True, text=True, check=True,
-            env={"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                 "AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_SERVICE_NAME": "text-tools",
-                 "POWERTOOLS_METRICS_NAMESPACE": "TextTools", "DEFAULT_TOOL": "text-paragraphs-split", "PATH": ""},
-        )  # fmt: skip
+        env = {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+               "AWS_DEFAULT_REGION": "us-east-1"}  # fmt: skip
+        report = run_built(build_dir, CHUNK_FUNCTION, [str(ROOT / s.path) for s in s3_samples()], env, str(runtime_sdk))
+        assert report["site_packages"] == []
         written = {}
         for item in s3.list_objects_v2(Bucket=SAMPLE_BUCKET)["Contents"]:
             if not item["Key"].startswith("incoming/"):
@@ -130,20 +129,3 @@ def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: P
     finally:
         server.stop()
     assert written == expected
-
-
-RUN_BUILT_S3 = """
-import json, sys
-function_dir, layer_dir, module, attribute = sys.argv[1:5]
-sys.path[:0] = [function_dir, layer_dir, {sdk!r}]
-handler = getattr(__import__(module), attribute)
-
-class Context:
-    function_name = "built"; memory_limit_in_mb = 128; function_version = "$LATEST"
-    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:built"; aws_request_id = "r"
-    def get_remaining_time_in_millis(self): return 10000
-
-for path in json.loads(sys.stdin.read()):
-    with open(path, encoding="utf-8") as stream:
-        handler(json.load(stream), Context())
-"""
