@@ -14,7 +14,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 
-.PHONY: help install test lint typecheck validate unit serve invoke build clean
+.PHONY: help install test lint typecheck validate unit serve invoke build openapi events clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -43,12 +43,18 @@ unit: $(STAMP) ## pytest only
 
 test: lint typecheck validate unit ## Everything CI runs
 
-serve: $(STAMP) ## The API on http://127.0.0.1:3000, answered by the real handlers (no Docker)
-	python -m scripts.local_api
+serve: $(STAMP) ## The API on :3000 (docs at /docs) and the S3 flow on :5000, real handlers, no Docker
+	python -m scripts.serve
 
 invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success.json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>"; exit 2; }
 	python -m scripts.invoke $(FN) $(EVENT)
+
+openapi: $(STAMP) ## Regenerate openapi.json from the handlers' routes and models
+	python -m scripts.openapi
+
+events: $(STAMP) ## Regenerate the sample events under events/
+	python -m scripts.sample_events
 
 build: $(STAMP) ## sam build for this machine's architecture (no Docker)
 	sam build --parameter-overrides Architecture=$(HOST_ARCH)

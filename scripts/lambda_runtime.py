@@ -146,12 +146,14 @@ class ApiRoute:
 
 @dataclass(frozen=True)
 class FunctionSpec:
-    """One function of the template: where its code is and what triggers it."""
+    """One function of the template: where its code is, what triggers it, what it is given."""
 
     logical_id: str
     code_uri: Path
     handler: str
     routes: tuple[ApiRoute, ...]
+    environment: dict[str, str] = field(default_factory=dict)
+    properties: dict[str, Any] = field(default_factory=dict)
 
     def load(self) -> Handler:
         """Import the handler as Lambda would (code dir and layer on ``sys.path``)."""
@@ -161,15 +163,17 @@ class FunctionSpec:
 
 
 class _CfnLoader(yaml.SafeLoader):
-    """Reads CloudFormation short-form tags (``!Ref``, ``!Sub``, …) as plain values."""
+    """Reads CloudFormation short-form tags as their long form: ``!Ref X`` is ``{"Ref": "X"}``."""
 
 
-def _cfn_tag(loader: yaml.SafeLoader, _suffix: str, node: yaml.Node) -> Any:
+def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
     if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_mapping(node)  # type: ignore[arg-type]
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {"Ref" if suffix == "Ref" else f"Fn::{suffix}": value}
 
 
 _CfnLoader.add_multi_constructor("!", _cfn_tag)
@@ -181,9 +185,21 @@ def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
     return template
 
 
+def parameter_defaults(template: Mapping[str, Any]) -> dict[str, str]:
+    return {name: str(spec.get("Default", "")) for name, spec in template.get("Parameters", {}).items()}
+
+
+def resolve(value: Any, parameters: Mapping[str, str]) -> Any:
+    """A template value with ``Ref``s to parameters replaced by the parameters' values."""
+    if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in parameters:
+        return parameters[value["Ref"]]
+    return value
+
+
 def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSpec]:
-    """Every ``AWS::Serverless::Function`` of the template, with Globals applied."""
+    """Every ``AWS::Serverless::Function`` of the template, with Globals and parameter defaults applied."""
     template = template or load_template()
+    parameters = parameter_defaults(template)
     defaults = template.get("Globals", {}).get("Function", {})
     specs: dict[str, FunctionSpec] = {}
     for logical_id, resource in template["Resources"].items():
@@ -195,5 +211,12 @@ def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSp
             for event in properties.get("Events", {}).values()
             if event["Type"] == "Api"
         )
-        specs[logical_id] = FunctionSpec(logical_id, ROOT / properties["CodeUri"], properties["Handler"], routes)
+        variables = {
+            **defaults.get("Environment", {}).get("Variables", {}),
+            **resource["Properties"].get("Environment", {}).get("Variables", {}),
+        }
+        environment = {name: str(resolve(value, parameters)) for name, value in variables.items()}
+        specs[logical_id] = FunctionSpec(
+            logical_id, ROOT / properties["CodeUri"], properties["Handler"], routes, environment, properties
+        )
     return specs

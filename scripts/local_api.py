@@ -1,87 +1,36 @@
-"""``make serve``: the API on http://127.0.0.1:3000 with no Docker and no AWS account.
+"""The REST API of ``make serve``: HTTP in, API Gateway proxy events to the real handlers, HTTP out.
 
 Routes, handlers and API Gateway's own error answers are all read from ``template.yaml``, so
-there is no second route table: each HTTP request becomes a REST proxy event for the real
-handler, and its proxy response is sent back as the handler wrote it.
+there is no second route table. Each function runs in its own worker process
+(``local_functions``). ``/openapi.json`` and ``/docs`` (Swagger UI from a local package, nothing
+fetched at run time) are served beside the API.
 """
 
-import argparse
 import base64
-import os
-import sys
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from scripts.lambda_runtime import FunctionSpec, Handler, LocalContext, api_event, functions, load_template
+import swagger_ui_bundle
+
+from scripts.lambda_runtime import ROOT, api_event, functions, load_template
+from scripts.local_functions import FunctionWorker
 
 API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
 """API Gateway refuses larger payloads itself (REQUEST_TOO_LARGE) before any function runs."""
 
-
-@dataclass
-class GatewayAnswer:
-    status: int
-    body: str
-
-
-class LocalApi:
-    """Routes requests to handlers as the deployed REST API would."""
-
-    def __init__(self, stage: str = "prod") -> None:
-        template = load_template()
-        self.stage = stage
-        self.gateway_responses: dict[str, Any] = template["Resources"]["TextToolsApi"]["Properties"]["GatewayResponses"]
-        self.routes: dict[str, dict[str, FunctionSpec]] = {}
-        self.handlers: dict[str, Handler] = {}
-        for spec in functions(template).values():
-            for route in spec.routes:
-                self.routes.setdefault(route.path, {})[route.method] = spec
-            if spec.routes:
-                if str(spec.code_uri) not in sys.path:
-                    sys.path.insert(0, str(spec.code_uri))
-                self.handlers[spec.logical_id] = spec.load()
-        # Powertools keeps the current event on its router class: one request at a time, as in Lambda.
-        self._lock = threading.Lock()
-
-    def gateway_answer(self, response_type: str, request_id: str) -> GatewayAnswer:
-        configured = self.gateway_responses[response_type]
-        body = configured["ResponseTemplates"]["application/json"].replace("$context.requestId", request_id)
-        return GatewayAnswer(int(configured["StatusCode"]), body)
-
-    def handle(self, request: "LocalRequest") -> tuple[int, dict[str, str], bytes]:
-        by_method = self.routes.get(request.path, {})
-        spec = by_method.get(request.method) or by_method.get("ANY")
-        if len(request.body) > API_GATEWAY_MAX_BODY:
-            answer = self.gateway_answer("REQUEST_TOO_LARGE", request.request_id)
-        elif spec is None:
-            answer = self.gateway_answer("MISSING_AUTHENTICATION_TOKEN", request.request_id)
-        else:
-            return self._invoke(spec, request)
-        return answer.status, {"Content-Type": "application/json"}, answer.body.encode()
-
-    def _invoke(self, spec: FunctionSpec, request: "LocalRequest") -> tuple[int, dict[str, str], bytes]:
-        event = api_event(
-            request.method,
-            request.path,
-            request.event_body(),
-            request.headers,
-            query=parse_qs(request.query) or None,
-            stage=self.stage,
-            request_id=request.request_id,
-        )
-        with self._lock:
-            response = self.handlers[spec.logical_id](event, LocalContext(spec.logical_id))
-        payload = response.get("body") or ""
-        raw = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
-        out_headers = dict(response.get("headers") or {})
-        for name, values in (response.get("multiValueHeaders") or {}).items():
-            out_headers[name] = ", ".join(values)
-        return int(response["statusCode"]), out_headers, raw
+SWAGGER_ASSETS = Path(swagger_ui_bundle.swagger_ui_path)
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Text tools API</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui"});</script></body></html>
+"""
+Answer = tuple[int, dict[str, str], bytes]
 
 
 @dataclass
@@ -116,6 +65,73 @@ class LocalRequest:
         return self.body
 
 
+class LocalApi:
+    """Routes requests to the functions as the deployed REST API would."""
+
+    def __init__(self, stage: str = "prod") -> None:
+        template = load_template()
+        self.stage = stage
+        self.gateway_responses: dict[str, Any] = template["Resources"]["TextToolsApi"]["Properties"]["GatewayResponses"]
+        self.routes: dict[str, dict[str, str]] = {}
+        self.workers: dict[str, FunctionWorker] = {}
+        for spec in functions(template).values():
+            if spec.routes:
+                self.workers[spec.logical_id] = FunctionWorker(spec)
+            for route in spec.routes:
+                self.routes.setdefault(route.path, {})[route.method] = spec.logical_id
+
+    def stop(self) -> None:
+        for worker in self.workers.values():
+            worker.stop()
+
+    def gateway_answer(self, response_type: str, request_id: str) -> Answer:
+        configured = self.gateway_responses[response_type]
+        body = configured["ResponseTemplates"]["application/json"].replace("$context.requestId", request_id)
+        return int(configured["StatusCode"]), {"Content-Type": "application/json"}, body.encode()
+
+    def handle(self, request: LocalRequest) -> Answer:
+        by_method = self.routes.get(request.path, {})
+        function = by_method.get(request.method) or by_method.get("ANY")
+        if len(request.body) > API_GATEWAY_MAX_BODY:
+            return self.gateway_answer("REQUEST_TOO_LARGE", request.request_id)
+        if function is None:
+            return self.docs(request) or self.gateway_answer("MISSING_AUTHENTICATION_TOKEN", request.request_id)
+        event = api_event(
+            request.method,
+            request.path,
+            request.event_body(),
+            request.headers,
+            query=parse_qs(request.query) or None,
+            stage=self.stage,
+            request_id=request.request_id,
+        )
+        try:
+            response = self.workers[function].invoke(event)
+        except Exception:
+            return 502, {"Content-Type": "application/json"}, self.gateway_answer("DEFAULT_5XX", request.request_id)[2]
+        payload = response.get("body") or ""
+        raw = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
+        headers = dict(response.get("headers") or {})
+        for name, values in (response.get("multiValueHeaders") or {}).items():
+            headers[name] = ", ".join(values)
+        return int(response["statusCode"]), headers, raw
+
+    @staticmethod
+    def docs(request: LocalRequest) -> Answer | None:
+        """The API's OpenAPI document and a Swagger UI page over it (local only, not deployed)."""
+        if request.method != "GET":
+            return None
+        if request.path == "/openapi.json":
+            return 200, {"Content-Type": "application/json"}, (ROOT / "openapi.json").read_bytes()
+        if request.path in ("/docs", "/docs/"):
+            return 200, {"Content-Type": "text/html; charset=utf-8"}, DOCS_PAGE.encode()
+        asset = SWAGGER_ASSETS / request.path.removeprefix("/docs/")
+        if request.path.startswith("/docs/") and asset.is_file() and asset.resolve().parent == SWAGGER_ASSETS.resolve():
+            kind = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}.get(asset.suffix, "text/plain")
+            return 200, {"Content-Type": kind}, asset.read_bytes()
+        return None
+
+
 def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -134,40 +150,18 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
                     self.send_header(name, value)
             self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
-            self.wfile.write(raw)
+            if self.command != "HEAD":
+                self.wfile.write(raw)
             elapsed = (time.perf_counter() - started) * 1000
             print(f"{self.command} {urlsplit(self.path).path} {status} {elapsed:.1f}ms", flush=True)
 
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _serve
+        def __getattr__(self, name: str) -> Any:
+            """Every method (TRACE and unknown ones too) goes the same way: the API decides."""
+            if name.startswith("do_"):
+                return self._serve
+            raise AttributeError(name)
 
         def log_message(self, format: str, *args: Any) -> None:
             """One line per request is printed by ``_serve``; silence the stdlib's own."""
 
     return ThreadingHTTPServer((host, port), Handler)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=3000)
-    args = parser.parse_args()
-    os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "text-tools")
-    os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "TextTools")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    api = LocalApi()
-    server = make_server(args.host, args.port, api)
-    base = f"http://{args.host}:{server.server_address[1]}"
-    print(f"Text tools API on {base} (Ctrl-C stops it)")
-    for path, by_method in sorted(api.routes.items()):
-        print(f"  {'/'.join(sorted(m for m in by_method if m != 'ANY'))} {base}{path}")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped")
-    finally:
-        server.server_close()
-
-
-if __name__ == "__main__":
-    main()

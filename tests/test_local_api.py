@@ -1,15 +1,20 @@
-"""``make serve``'s server, started on a free port and driven over real HTTP."""
+"""``make serve``, started on free ports inside the test and driven over real HTTP and S3."""
 
+import http.client
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, make_server
+from scripts.local_s3 import LocalS3Flow
 from tests.conftest import TOOL_IDS, descriptor
+from texttools import paragraphs_split
 
 JSON = "application/json"
 EXTRACT = descriptor("text-extract-between")["execute_url"]
@@ -18,16 +23,25 @@ PARAGRAPHS = descriptor("text-paragraphs-split")["execute_url"]
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, LocalApi())
+    api = LocalApi()
+    server = make_server("127.0.0.1", 0, api)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+    api.stop()
+
+
+@pytest.fixture(scope="module")
+def flow() -> Iterator[LocalS3Flow]:
+    local = LocalS3Flow(port=5100)
+    yield local
+    local.stop()
 
 
 def call(
-    url: str, body: bytes | None = None, method: str = "POST", content_type: str | None = "application/json"
+    url: str, body: bytes | None = None, method: str = "POST", content_type: str | None = JSON
 ) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, data=body, method=method)  # noqa: S310 (the test's own loopback URL)
     if content_type:
@@ -45,12 +59,12 @@ def test_each_route_answers_its_descriptor_examples(base_url: str, tool_id: str)
     for example in seed["examples"]:
         status, headers, body = call(base_url + seed["execute_url"], json.dumps(example["input"]).encode())
         assert status == 200
-        assert headers["Content-Type"] == "application/json"
+        assert headers["Content-Type"] == JSON
         assert json.loads(body) == example["output"]
 
 
 def test_readme_quick_start_request(base_url: str) -> None:
-    status, _, body = call(base_url + descriptor("text-paragraphs-split")["execute_url"], b'{"text":"a\\n\\nb"}')
+    status, _, body = call(base_url + PARAGRAPHS, b'{"text":"a\\n\\nb"}')
     assert status == 200
     assert json.loads(body)["paragraph_count"] == 2
 
@@ -61,9 +75,9 @@ def test_readme_quick_start_request(base_url: str) -> None:
         ("/nope", "POST", JSON, b"{}", (404, "not_found")),
         (EXTRACT, "GET", None, None, (405, "method_not_allowed")),
         (EXTRACT, "POST", "text/plain", b"{}", (415, "unsupported_media_type")),
-        (EXTRACT, "POST", "application/octet-stream", b"\xff", (415, "unsupported_media_type")),
-        (EXTRACT, "POST", JSON, b"\xff", (400, "invalid_input")),
+        (EXTRACT, "POST", JSON, b'{"text": 1}', (400, "invalid_input")),
         (EXTRACT, "POST", JSON, b'{"text":"[a","start":"[","end":"]"}', (422, "unclosed_start_marker")),
+        (EXTRACT, "POST", JSON, b'{"text":"a","start":"' + b"[" * 4097 + b'","end":"]"}', (413, "input_too_large")),
         (PARAGRAPHS, "POST", JSON, b" " * (API_GATEWAY_MAX_BODY + 1), (413, "input_too_large")),
     ],
 )
@@ -71,7 +85,96 @@ def test_errors_in_the_api_shape(
     base_url: str, path: str, method: str, content_type: str | None, body: bytes | None, expected: tuple[int, str]
 ) -> None:
     status, headers, raw = call(base_url + path, body, method, content_type)
-    assert headers["Content-Type"] == "application/json"
+    assert headers["Content-Type"] == JSON
     error = json.loads(raw)["error"]
     assert (status, error["code"]) == expected
     assert error["request_id"]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "expected"),
+    [
+        ("application/octet-stream", b'{"text":"a"}', (415, "unsupported_media_type")),
+        (JSON, b"\xff", (400, "invalid_input")),
+    ],
+)
+def test_binary_bodies_travel_base64_encoded(
+    base_url: str, content_type: str, body: bytes, expected: tuple[int, str]
+) -> None:
+    status, _, raw = call(base_url + PARAGRAPHS, body, content_type=content_type)
+    assert (status, json.loads(raw)["error"]["code"]) == expected
+
+
+def test_each_function_keeps_its_own_module_state() -> None:
+    api = LocalApi()
+    try:
+        pids = {worker._process.pid for worker in api.workers.values()}
+        assert len(pids) == len(api.workers) == 3
+    finally:
+        api.stop()
+
+
+def test_openapi_and_docs_are_served_offline(base_url: str) -> None:
+    status, headers, raw = call(base_url + "/openapi.json", method="GET", content_type=None)
+    assert status == 200
+    assert json.loads(raw)["openapi"] == "3.1.0"
+    status, headers, page = call(base_url + "/docs", method="GET", content_type=None)
+    assert status == 200
+    assert headers["Content-Type"].startswith("text/html")
+    for asset in ("/docs/swagger-ui.css", "/docs/swagger-ui-bundle.js"):
+        assert asset.encode() in page
+        assert call(base_url + asset, method="GET", content_type=None)[0] == 200
+    assert b"http" not in page  # nothing fetched from elsewhere
+
+
+@pytest.mark.parametrize("path", ["/docs/../../../../etc/passwd", "/docs/..%2F..%2Fpyvenv.cfg", "/docs/index.j2x"])
+def test_docs_serve_no_file_outside_the_swagger_assets(base_url: str, path: str) -> None:
+    host, port = base_url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("GET", path)  # sent as is: no client-side normalisation of ".."
+    response = connection.getresponse()
+    assert (response.status, json.loads(response.read())["error"]["code"]) == (404, "not_found")
+
+
+def wait_for(s3: Any, bucket: str, key: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())  # type: ignore[no-any-return]
+        except s3.exceptions.NoSuchKey:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def test_s3_flow_end_to_end(flow: LocalS3Flow) -> None:
+    s3 = flow.client("s3")
+    s3.put_object(Bucket=flow.bucket, Key="incoming/my doc é.md", Body=b"one\n\ntwo")
+    started = time.monotonic()
+    written = wait_for(s3, flow.bucket, "chunks/my doc é.md.json")
+    assert time.monotonic() - started < 5
+    assert written["source"]["key"] == "incoming/my doc é.md"
+    assert written["result"] == paragraphs_split("one\n\ntwo")
+
+    s3.put_object(Bucket=flow.bucket, Key="incoming/bad.txt", Body=b"\xff")
+    assert wait_for(s3, flow.bucket, "errors/bad.txt.json")["error"]["code"] == "invalid_input"
+
+    s3.put_object(Bucket=flow.bucket, Key="elsewhere/x.txt", Body=b"x")  # outside the trigger's prefix
+    time.sleep(1.5)
+    listed = [o["Key"] for o in s3.list_objects_v2(Bucket=flow.bucket).get("Contents", [])]
+    assert sorted(k for k in listed if not k.startswith("incoming/")) == [
+        "chunks/my doc é.md.json", "elsewhere/x.txt", "errors/bad.txt.json",
+    ]  # fmt: skip
+
+
+def test_s3_flow_keeps_an_event_that_keeps_failing(flow: LocalS3Flow) -> None:
+    """A transient failure on every attempt ends on the failure queue, not nowhere."""
+    flow.attempts, attempts = 2, flow.attempts
+    try:
+        event = {"Records": [{"s3": {"bucket": {"name": "no-such-bucket"}, "object": {"key": "incoming/x", "size": 1,
+                                                                                       "eTag": "e"}}}]}  # fmt: skip
+        flow._invoke_with_retries(event)
+    finally:
+        flow.attempts = attempts
+    messages = flow.sqs.receive_message(QueueUrl=flow.failure_queue, WaitTimeSeconds=1)["Messages"]
+    assert json.loads(messages[0]["Body"])["requestPayload"] == event

@@ -41,26 +41,26 @@ def test_function_handler_runs_the_tool_of_its_route(logical_id: str) -> None:
 def test_runtime_architecture_and_layer() -> None:
     globals_ = TEMPLATE["Globals"]["Function"]
     assert globals_["Runtime"] == "python3.13"
-    assert globals_["Architectures"] == ["Architecture"]  # !Ref Architecture
+    assert globals_["Architectures"] == [{"Ref": "Architecture"}]
     assert TEMPLATE["Parameters"]["Architecture"]["Default"] == "arm64"
     assert set(TEMPLATE["Parameters"]["Architecture"]["AllowedValues"]) == {"arm64", "x86_64"}
     assert TEMPLATE["Parameters"]["StageName"]["Default"] == "prod"
     layer = RESOURCES["CoreLayer"]
     assert layer["Type"] == "AWS::Serverless::LayerVersion"
     assert layer["Properties"]["ContentUri"] == "src/core/"
-    assert layer["Metadata"] == {"BuildMethod": "python3.13", "BuildArchitecture": "Architecture"}
-    assert globals_["Layers"] == ["CoreLayer"]
+    assert layer["Metadata"] == {"BuildMethod": "python3.13", "BuildArchitecture": {"Ref": "Architecture"}}
+    assert globals_["Layers"] == [{"Ref": "CoreLayer"}]
     assert (ROOT / "src/core/texttools/__init__.py").is_file()  # one level under ContentUri: /opt/python/texttools
 
 
 def test_every_function_has_a_log_group_with_retention() -> None:
     groups = {
-        r["Properties"]["LogGroupName"]: r["Properties"]
+        r["Properties"]["LogGroupName"]["Fn::Sub"]: r["Properties"]
         for r in RESOURCES.values()
         if r["Type"] == "AWS::Logs::LogGroup"
     }
     for logical_id in functions(TEMPLATE):
-        assert groups[f"/aws/lambda/${{{logical_id}}}"]["RetentionInDays"] == "LogRetentionInDays"
+        assert groups[f"/aws/lambda/${{{logical_id}}}"]["RetentionInDays"] == {"Ref": "LogRetentionInDays"}
 
 
 EXPECTED_GATEWAY = {
@@ -87,8 +87,9 @@ def test_gateway_responses_use_the_error_shape(response_type: str) -> None:
 def test_outputs_name_the_base_url_and_each_execute_url() -> None:
     outputs = TEMPLATE["Outputs"]
     for tool_id in TOOL_IDS:
-        assert any(o["Value"].endswith("${StageName}" + descriptor(tool_id)["execute_url"]) for o in outputs.values())
-    assert outputs["ApiBaseUrl"]["Value"].endswith("/${StageName}")
+        url = "${StageName}" + descriptor(tool_id)["execute_url"]
+        assert any(o["Value"]["Fn::Sub"].endswith(url) for o in outputs.values() if "Fn::Sub" in o["Value"])
+    assert outputs["ApiBaseUrl"]["Value"]["Fn::Sub"].endswith("/${StageName}")
 
 
 @pytest.mark.parametrize("module", sorted({spec.handler.rpartition(".")[0] for spec in API_FUNCTIONS.values()}))
@@ -116,7 +117,7 @@ def test_trigger_prefix_and_output_prefixes_cannot_overlap() -> None:
     from texttools.documents import CHUNKS, ERRORS, INCOMING
 
     (trigger,) = [e for e in CHUNKER["Events"].values() if e["Type"] == "S3"]
-    assert trigger["Properties"]["Bucket"] == "DocumentsBucket"
+    assert trigger["Properties"]["Bucket"] == {"Ref": "DocumentsBucket"}
     assert trigger["Properties"]["Events"] == "s3:ObjectCreated:*"
     rules = trigger["Properties"]["Filter"]["S3Key"]["Rules"]
     assert rules == [{"Name": "prefix", "Value": INCOMING}]
@@ -136,23 +137,28 @@ def test_bucket_is_encrypted_private_versioned_and_tls_only() -> None:
 
 
 def test_chunker_policy_is_scoped_to_the_bucket_prefixes() -> None:
-    bucket_arn = "arn:${AWS::Partition}:s3:::" + BUCKET["BucketName"]
+    bucket_arn = "arn:${AWS::Partition}:s3:::" + BUCKET["BucketName"]["Fn::Sub"]
     statements = {s["Sid"]: s for s in CHUNKER["Policies"][0]["Statement"]}
-    assert statements["ReadDocuments"]["Resource"] == bucket_arn + "/incoming/*"
+    assert statements["ReadDocuments"]["Resource"] == {"Fn::Sub": bucket_arn + "/incoming/*"}
     assert statements["WriteResults"]["Action"] == "s3:PutObject"
-    assert statements["WriteResults"]["Resource"] == [bucket_arn + "/chunks/*", bucket_arn + "/errors/*"]
+    assert statements["WriteResults"]["Resource"] == [{"Fn::Sub": bucket_arn + p} for p in ("/chunks/*", "/errors/*")]
     assert statements["TellMissingFromForbidden"] == {
-        "Sid": "TellMissingFromForbidden", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn,
+        "Sid": "TellMissingFromForbidden", "Effect": "Allow", "Action": "s3:ListBucket",
+        "Resource": {"Fn::Sub": bucket_arn},
     }  # fmt: skip
     assert all("*" not in str(s["Action"]) for s in statements.values())
-    assert CHUNKER["Policies"][1] == {"SQSSendMessagePolicy": {"QueueName": "ChunkFailureQueue.QueueName"}}
+    assert CHUNKER["Policies"][1] == {
+        "SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": "ChunkFailureQueue.QueueName"}}
+    }
 
 
 def test_failed_events_are_retried_then_kept_on_an_encrypted_queue() -> None:
     config = CHUNKER["EventInvokeConfig"]
-    assert config["MaximumRetryAttempts"] == "ChunkRetryAttempts"
+    assert config["MaximumRetryAttempts"] == {"Ref": "ChunkRetryAttempts"}
     assert TEMPLATE["Parameters"]["ChunkRetryAttempts"]["MaxValue"] == 2
-    assert config["DestinationConfig"]["OnFailure"] == {"Type": "SQS", "Destination": "ChunkFailureQueue.Arn"}
+    assert config["DestinationConfig"]["OnFailure"] == {
+        "Type": "SQS", "Destination": {"Fn::GetAtt": "ChunkFailureQueue.Arn"}
+    }  # fmt: skip
     queue = RESOURCES["ChunkFailureQueue"]["Properties"]
     assert queue["SqsManagedSseEnabled"] is True
     assert queue["MessageRetentionPeriod"] == 1_209_600
@@ -160,13 +166,13 @@ def test_failed_events_are_retried_then_kept_on_an_encrypted_queue() -> None:
 
 def test_chunker_defaults_are_template_parameters() -> None:
     variables = CHUNKER["Environment"]["Variables"]
-    assert variables == {"DEFAULT_TOOL": "DefaultTool", "DEFAULT_DELIMITER": "DefaultDelimiter",
-                         "DEFAULT_MAX_SPLITS": "DefaultMaxSplits"}  # fmt: skip
+    assert variables == {"DEFAULT_TOOL": {"Ref": "DefaultTool"}, "DEFAULT_DELIMITER": {"Ref": "DefaultDelimiter"},
+                         "DEFAULT_MAX_SPLITS": {"Ref": "DefaultMaxSplits"}}  # fmt: skip
     assert TEMPLATE["Parameters"]["DefaultTool"]["Default"] == "text-paragraphs-split"
     assert set(TEMPLATE["Parameters"]["DefaultTool"]["AllowedValues"]) == set(TOOLS)
     assert json.loads(TEMPLATE["Parameters"]["DefaultDelimiter"]["Default"]) == "\n\n"
 
 
 def test_s3_outputs() -> None:
-    assert TEMPLATE["Outputs"]["DocumentsBucketName"]["Value"] == "DocumentsBucket"
-    assert TEMPLATE["Outputs"]["ChunkFailureQueueUrl"]["Value"] == "ChunkFailureQueue"
+    assert TEMPLATE["Outputs"]["DocumentsBucketName"]["Value"] == {"Ref": "DocumentsBucket"}
+    assert TEMPLATE["Outputs"]["ChunkFailureQueueUrl"]["Value"] == {"Ref": "ChunkFailureQueue"}

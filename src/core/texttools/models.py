@@ -10,7 +10,7 @@ from typing import Annotated, Any, ClassVar, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, with_config
 
 from .errors import Problem
-from .limits import EXTRACT_BETWEEN, MAX_SAFE_INTEGER
+from .limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, MAX_SAFE_INTEGER, PARAGRAPHS_SPLIT
 
 NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(ge=1)]
@@ -72,12 +72,12 @@ class Chunk(TypedDict):
 class DelimiterChunkOutput(TypedDict):
     chunk_count: Positive
     delimiter_count: NonNegative
-    chunks: list[Chunk]
+    chunks: Annotated[list[Chunk], Field(min_length=1, max_length=DELIMITER_CHUNK.max_chunks)]
 
 
 @with_config(_CLOSED)
 class ExtractBetweenOutput(TypedDict):
-    matches: list[str]
+    matches: Annotated[list[str], Field(max_length=EXTRACT_BETWEEN.max_matches)]
     truncated: bool
 
 
@@ -96,7 +96,7 @@ class Paragraph(TypedDict):
 class ParagraphsSplitOutput(TypedDict):
     paragraph_count: NonNegative
     line_count_total: NonNegative
-    paragraphs: list[Paragraph]
+    paragraphs: Annotated[list[Paragraph], Field(max_length=PARAGRAPHS_SPLIT.max_paragraphs)]
 
 
 _PROBLEMS = {

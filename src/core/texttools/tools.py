@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from .codec import decode_json, encode_json
 from .delimiter_chunk import delimiter_chunk
-from .errors import InputTooLarge, InvalidInput, OutputTooLarge
+from .errors import InputTooLarge, InvalidInput, OutputTooLarge, ToolError, TooManyChunks, UnclosedStartMarker
 from .extract_between import extract_between
 from .limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT, max_body_bytes
 from .models import (
@@ -35,6 +35,8 @@ class Tool:
     byte_limits: Mapping[str, int]
     max_output_bytes: int | None
     run: Callable[[Any], Mapping[str, Any]]
+    errors: tuple[type[ToolError], ...]
+    """What the tool itself can fail with, beyond invalid or too large input (for the API docs)."""
 
     @property
     def execute_url(self) -> str:
@@ -111,6 +113,7 @@ DELIMITER_CHUNK_TOOL = Tool(
     byte_limits={"text": DELIMITER_CHUNK.max_input_bytes, "delimiter": DELIMITER_CHUNK.max_delimiter_bytes},
     max_output_bytes=DELIMITER_CHUNK.max_output_bytes,
     run=_run_delimiter_chunk,
+    errors=(TooManyChunks, OutputTooLarge),
 )
 EXTRACT_BETWEEN_TOOL = Tool(
     id="text-extract-between",
@@ -124,6 +127,7 @@ EXTRACT_BETWEEN_TOOL = Tool(
     },
     max_output_bytes=None,
     run=_run_extract_between,
+    errors=(UnclosedStartMarker,),
 )
 PARAGRAPHS_SPLIT_TOOL = Tool(
     id="text-paragraphs-split",
@@ -133,6 +137,7 @@ PARAGRAPHS_SPLIT_TOOL = Tool(
     byte_limits={"text": PARAGRAPHS_SPLIT.max_input_bytes},
     max_output_bytes=PARAGRAPHS_SPLIT.max_output_bytes,
     run=_run_paragraphs_split,
+    errors=(TooManyChunks, OutputTooLarge),
 )
 TOOLS: Mapping[str, Tool] = {
     tool.id: tool for tool in (DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL)

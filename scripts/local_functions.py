@@ -1,0 +1,63 @@
+"""Each function of the template in a process of its own, as separate Lambdas would be.
+
+A worker imports its handler once (its cold start), keeps its module state between invocations
+(warm starts), runs one invocation at a time like one Lambda instance, and shares nothing with
+the other functions: not Powertools' class-level state, not a module, not an environment variable.
+"""
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Mapping
+from multiprocessing.connection import Connection
+from typing import Any
+
+from scripts.lambda_runtime import ROOT, FunctionSpec, LocalContext
+
+LAYER = ROOT / "src" / "core"
+"""The layer's source stands in for /opt/python (``make build`` and the packaging test use the built one)."""
+
+
+class InvocationError(Exception):
+    """The handler raised: Lambda would report a function error (and retry an asynchronous event)."""
+
+
+def _serve(spec: FunctionSpec, environment: Mapping[str, str], connection: Connection) -> None:
+    os.environ.update(environment)
+    sys.path[:0] = [str(spec.code_uri), str(LAYER)]
+    handler = spec.load()
+    while (event := connection.recv()) is not None:
+        try:
+            connection.send(("ok", handler(event, LocalContext(spec.logical_id))))
+        except Exception as error:
+            connection.send(("error", type(error).__name__))
+
+
+class FunctionWorker:
+    def __init__(self, spec: FunctionSpec, environment: Mapping[str, str] | None = None) -> None:
+        self.spec = spec
+        context = multiprocessing.get_context("spawn")
+        self._connection, child = context.Pipe()
+        env = {**spec.environment, **(environment or {})}
+        self._process = context.Process(target=_serve, args=(spec, env, child), daemon=True, name=spec.logical_id)
+        self._process.start()
+        self._lock = threading.Lock()
+
+    def invoke(self, event: dict[str, Any]) -> Any:
+        with self._lock:
+            self._connection.send(event)
+            status, result = self._connection.recv()
+        if status == "error":
+            raise InvocationError(f"{self.spec.logical_id} raised {result}")
+        return result
+
+    def stop(self) -> None:
+        try:
+            with self._lock:
+                self._connection.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self._process.join(timeout=5)
+        if self._process.is_alive():
+            self._process.kill()

@@ -1,0 +1,112 @@
+"""The document flow of ``make serve``: an embedded S3 (moto's server) whose ``incoming/`` events
+reach the real chunking handler, as the deployed bucket's notifications do.
+
+The bucket, its trigger filter and the retry count are read from ``template.yaml``. S3 itself
+builds each event (URL-encoded key, size, ETag) and delivers it through an SQS queue that a thread
+drains into the chunker's worker process; an event that still fails after the retries goes to a
+local failure queue, as the deployed OnFailure destination does.
+"""
+
+import json
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+import boto3
+from moto.core.models import DEFAULT_ACCOUNT_ID
+from moto.server import ThreadedMotoServer
+
+from scripts.lambda_runtime import functions, load_template, parameter_defaults
+from scripts.local_functions import FunctionWorker, InvocationError
+
+REGION = "us-east-1"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": REGION}
+
+
+def free_port(host: str, preferred: int) -> int:
+    """``preferred`` if nothing listens there, else the next free port."""
+    for port in range(preferred, preferred + 100):
+        with socket.socket() as probe:
+            if probe.connect_ex((host, port)) != 0:
+                return port
+    raise OSError(f"no free port from {preferred}")
+
+
+class LocalS3Flow:
+    def __init__(self, host: str = "127.0.0.1", port: int = 5000) -> None:
+        template = load_template()
+        parameters = parameter_defaults(template)
+        (chunker,) = [spec for spec in functions(template).values() if "S3" in _event_types(spec.properties)]
+        (trigger,) = [e["Properties"] for e in chunker.properties["Events"].values() if e["Type"] == "S3"]
+        self.attempts = 1 + int(parameters["ChunkRetryAttempts"])
+        self.bucket = f"{parameters['DocumentsBucketPrefix']}-{DEFAULT_ACCOUNT_ID}-{REGION}"
+
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log line per S3 or SQS call
+        self._server = ThreadedMotoServer(ip_address=host, port=free_port(host, port), verbose=False)
+        self._server.start()
+        self.endpoint = "http://{}:{}".format(*self._server.get_host_and_port())
+        self.s3 = self.client("s3")
+        self.sqs = self.client("sqs")
+        self.s3.create_bucket(Bucket=self.bucket)
+        self.s3.put_bucket_versioning(Bucket=self.bucket, VersioningConfiguration={"Status": "Enabled"})
+        self.events_queue = self.sqs.create_queue(QueueName="document-events")["QueueUrl"]
+        self.failure_queue = self.sqs.create_queue(QueueName="ChunkFailureQueue")["QueueUrl"]
+        events_arn = self.sqs.get_queue_attributes(QueueUrl=self.events_queue, AttributeNames=["QueueArn"])
+        rules = [{"Name": r["Name"], "Value": r["Value"]} for r in trigger["Filter"]["S3Key"]["Rules"]]
+        self.s3.put_bucket_notification_configuration(
+            Bucket=self.bucket,
+            NotificationConfiguration={
+                "QueueConfigurations": [
+                    {
+                        "QueueArn": events_arn["Attributes"]["QueueArn"],
+                        "Events": [trigger["Events"]],
+                        "Filter": {"Key": {"FilterRules": rules}},
+                    }
+                ]
+            },
+        )
+        self.worker = FunctionWorker(chunker, {**CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint})
+        self._stopping = threading.Event()
+        self._poller = threading.Thread(target=self._deliver, daemon=True, name="s3-events")
+        self._poller.start()
+
+    def client(self, service: str) -> Any:
+        return boto3.client(
+            service,  # type: ignore[call-overload]
+            endpoint_url=self.endpoint,
+            region_name=REGION,
+            aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        )
+
+    def _deliver(self) -> None:
+        while not self._stopping.is_set():
+            received = self.sqs.receive_message(QueueUrl=self.events_queue, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+            for message in received.get("Messages", []):
+                event = json.loads(message["Body"])
+                if "Records" in event:  # S3 also sends a test event when notifications are configured
+                    self._invoke_with_retries(event)
+                self.sqs.delete_message(QueueUrl=self.events_queue, ReceiptHandle=message["ReceiptHandle"])
+
+    def _invoke_with_retries(self, event: dict[str, Any]) -> None:
+        for attempt in range(1, self.attempts + 1):
+            try:
+                self.worker.invoke(event)
+                return
+            except InvocationError:
+                print(f"S3 event: attempt {attempt} of {self.attempts} failed", flush=True)
+                time.sleep(0.2 * attempt)
+        record = {"requestPayload": event, "responseContext": {"functionError": "Unhandled"}}
+        self.sqs.send_message(QueueUrl=self.failure_queue, MessageBody=json.dumps(record))
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._poller.join(timeout=5)
+        self.worker.stop()
+        self._server.stop()
+
+
+def _event_types(properties: dict[str, Any]) -> set[str]:
+    return {event["Type"] for event in properties.get("Events", {}).values()}

@@ -1,0 +1,56 @@
+"""``make serve``: the whole service on this machine, no Docker, no AWS account.
+
+The REST API on http://127.0.0.1:3000 (the port of ``sam local start-api``), its OpenAPI document
+and Swagger UI, and the S3 document flow on an embedded S3 endpoint (port 5000 or the next free).
+"""
+
+import argparse
+import os
+import signal
+import threading
+from types import FrameType
+
+from scripts.local_api import LocalApi, make_server
+from scripts.local_s3 import LocalS3Flow
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=3000)
+    parser.add_argument("--s3-port", type=int, default=5000)
+    args = parser.parse_args()
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+
+    api = LocalApi()
+    flow = LocalS3Flow(args.host, args.s3_port)
+    server = make_server(args.host, args.port, api)
+    base = f"http://{args.host}:{server.server_address[1]}"
+    print(f"Text tools, local (Ctrl-C stops)\n\nAPI          {base}")
+    for path in sorted(api.routes):
+        print(f"  POST       {base}{path}")
+    print(f"Docs         {base}/docs  (OpenAPI: {base}/openapi.json)")
+    print(f"S3 endpoint  {flow.endpoint}  bucket {flow.bucket}")
+    print(f"  try:       aws --endpoint-url {flow.endpoint} s3 cp doc.md s3://{flow.bucket}/incoming/doc.md")
+    print(
+        f"  then:      aws --endpoint-url {flow.endpoint} s3 cp s3://{flow.bucket}/chunks/doc.md.json -\n", flush=True
+    )
+
+    def stop(_signal: int, _frame: FrameType | None) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        flow.stop()
+        api.stop()
+        print("stopped")
+
+
+if __name__ == "__main__":
+    main()
