@@ -14,7 +14,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 
-.PHONY: help install test lint typecheck validate unit serve invoke build openapi events clean
+.PHONY: help install test lint typecheck validate unit serve invoke build openapi events bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ serve: $(STAMP) ## The API on :3000 (docs at /docs) and the S3 flow on :5000, re
 invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success.json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>"; exit 2; }
 	python -m scripts.invoke $(FN) $(EVENT)
+
+bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes benchmarks/results.json)
+	python -m benchmarks.bench
 
 openapi: $(STAMP) ## Regenerate openapi.json from the handlers' routes and models
 	python -m scripts.openapi

@@ -3,7 +3,6 @@
 import json
 
 from api_docs import build_openapi
-
 from scripts.lambda_runtime import ROOT
 
 OPENAPI = ROOT / "openapi.json"

@@ -88,6 +88,9 @@ def test_response_is_compact_utf8_with_non_ascii_as_itself(post: Post) -> None:
         ('{"text": 5, "delimiter": ","}', "wrong type"),
         ('{"text": "a", "delimiter": ""}', "empty delimiter"),
         ("", "empty body"),
+        ('{"text": "a", "delimiter": ",", "\\ud800": 1}', "lone surrogate in an unknown key"),
+        ("[" * 100_000 + "]" * 100_000, "nesting 100 000 deep"),
+        ('{"text": "a", "delimiter": ",", "text": 1}', "duplicate key: the last one counts"),
     ],
 )
 def test_invalid_bodies_are_400(post: Post, body: str, problem: str) -> None:
@@ -250,7 +253,7 @@ def test_logs_and_metrics_carry_ids_sizes_and_codes_never_text(post: Post, log_l
         (200, "ok", "req-1"),
         (400, "invalid_input", "req-1"),
     ]
-    assert all(a["request_bytes"] > 0 and a["response_bytes"] > 0 for a in answered)
+    assert all(a["request_size"] > 0 and a["response_bytes"] > 0 for a in answered)
     metrics = [line for line in lines if "_aws" in line]
     assert [m["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"] for m in metrics] == ["ok", "invalid_input"]
     assert all(m["tool"] == "text-delimiter-chunk" for m in metrics)

@@ -176,3 +176,13 @@ def test_chunker_defaults_are_template_parameters() -> None:
 def test_s3_outputs() -> None:
     assert TEMPLATE["Outputs"]["DocumentsBucketName"]["Value"] == {"Ref": "DocumentsBucket"}
     assert TEMPLATE["Outputs"]["ChunkFailureQueueUrl"]["Value"] == {"Ref": "ChunkFailureQueue"}
+
+
+def test_snapstart_is_an_option_off_by_default() -> None:
+    assert TEMPLATE["Parameters"]["EnableSnapStart"]["Default"] == "false"
+    assert TEMPLATE["Conditions"]["UseSnapStart"] == {"Fn::Equals": [{"Ref": "EnableSnapStart"}, "true"]}
+    for spec in API_FUNCTIONS.values():
+        assert spec.properties["AutoPublishAlias"] == "live"
+        assert spec.properties["SnapStart"] == {
+            "Fn::If": ["UseSnapStart", {"ApplyOn": "PublishedVersions"}, {"Ref": "AWS::NoValue"}]
+        }

@@ -18,8 +18,8 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from failure_location import failure_location
 
+from failure_location import failure_location
 from texttools import InputTooLarge, InternalError, InvalidInput, Tool, ToolError
 from texttools.codec import encode_json
 
@@ -75,7 +75,7 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
             bool(app.current_event.is_base64_encoded),
             tool.max_body_bytes,
         )
-        logger.append_keys(request_bytes=len(body))
+        logger.append_keys(request_size=len(body))
         return respond(200, "ok", tool.execute(body).decode())
 
     @app.exception_handler(ToolError)
@@ -101,24 +101,22 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
     return lambda_handler
 
 
-def request_body(content_type: str | None, body: str | None, is_base64: bool, max_bytes: int) -> bytes:
-    """The raw request bytes, refused before any parsing when no valid request is that large."""
+def request_body(content_type: str | None, body: str | None, is_base64: bool, max_bytes: int) -> str | bytes:
+    """The request body as sent: ``str`` as the event holds it, ``bytes`` once base64-decoded.
+
+    A base64 body whose length alone proves it too large is refused before it is decoded.
+    """
     check_media_type(content_type)
     if body is None:
         raise InvalidInput("The request body must be a JSON object.")
-    if is_base64:
-        if len(body) > (max_bytes + 2) // 3 * 4:
-            raise InputTooLarge("The request body is larger than any valid request for this tool.")
-        try:
-            return base64.b64decode(body, validate=True)
-        except (binascii.Error, ValueError):
-            raise InvalidInput("The request body is not valid base64.") from None
-    if len(body) > max_bytes:  # each code point is at least one byte: no need to encode to know
+    if not is_base64:
+        return body
+    if len(body) > (max_bytes + 2) // 3 * 4:
         raise InputTooLarge("The request body is larger than any valid request for this tool.")
     try:
-        return body.encode()
-    except UnicodeEncodeError:
-        raise InvalidInput("The request body is not valid UTF-8 JSON.") from None
+        return base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInput("The request body is not valid base64.") from None
 
 
 def check_media_type(content_type: str | None) -> None:

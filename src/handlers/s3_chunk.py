@@ -16,8 +16,8 @@ from aws_lambda_powertools.utilities.data_classes import S3Event, event_source
 from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
-from failure_location import failure_location
 
+from failure_location import failure_location
 from texttools.documents import Source, chunk_document, is_document_key, too_large_to_read
 
 GONE = frozenset({"NoSuchKey", "NoSuchVersion", "404", "PreconditionFailed", "412"})

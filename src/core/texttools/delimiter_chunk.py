@@ -1,8 +1,10 @@
 """text-delimiter-chunk: ``str.split(sep, maxsplit)`` with code point spans and line numbers."""
 
+from itertools import accumulate
+
 from .errors import InvalidInput, TooManyChunks
 from .limits import DELIMITER_CHUNK
-from .lines import LineCounter
+from .lines import line_numbers, newline_view
 from .models import Chunk, DelimiterChunkOutput
 
 
@@ -20,23 +22,17 @@ def delimiter_chunk(text: str, delimiter: str, max_splits: int = -1) -> Delimite
     if splits + 1 > DELIMITER_CHUNK.max_chunks:
         raise TooManyChunks(f"The text would split into more than {DELIMITER_CHUNK.max_chunks} chunks.")
 
-    lines = LineCounter(text)
+    parts = text.split(delimiter, max_splits)
     step = len(delimiter)
-    chunks: list[Chunk] = []
-    start = 0
-    for index, part in enumerate(text.split(delimiter, max_splits)):
-        end = start + len(part)
-        start_line = lines.line_at(start)
-        end_line = lines.line_at(end - 1) if end > start else start_line
-        chunks.append(
-            {
-                "index": index,
-                "start": start,
-                "end": end,
-                "start_line": start_line,
-                "end_line": end_line,
-                "text": part,
-            }
+    # Each chunk starts one delimiter after the previous chunk's end.
+    ends = list(accumulate((len(part) + step for part in parts), initial=-step))[1:]
+    starts = [end - len(part) for end, part in zip(ends, parts, strict=True)]
+    # An empty chunk's end line is its start line: ask for its start twice.
+    lines = line_numbers(newline_view(text), [p for s, e in zip(starts, ends, strict=True) for p in (s, max(s, e - 1))])
+    chunks: list[Chunk] = [
+        {"index": index, "start": start, "end": end, "start_line": first, "end_line": last, "text": part}
+        for index, start, end, first, last, part in zip(
+            range(len(parts)), starts, ends, lines[::2], lines[1::2], parts, strict=True
         )
-        start = end + step
+    ]
     return {"chunk_count": len(chunks), "delimiter_count": len(chunks) - 1, "chunks": chunks}

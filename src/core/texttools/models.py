@@ -29,7 +29,7 @@ def _undocumented_default(schema: dict[str, Any]) -> None:
 class ToolInput(BaseModel):
     """Base of the input models; ``byte_limits`` names the string fields the core measures in UTF-8."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
     byte_limits: ClassVar[dict[str, int]]
 
 
@@ -118,6 +118,7 @@ def validation_problems(error: ValidationError) -> list[Problem]:
     problems: list[Problem] = []
     for item in error.errors(include_url=False, include_input=False):
         field = ".".join(str(part) for part in item["loc"])[:_FIELD_NAME_SHOWN]
+        field = field.encode("utf-8", "replace").decode()  # a key may hold a lone surrogate
         kind, context = item["type"], item.get("ctx") or {}
         if kind in _PROBLEMS:
             problem = _PROBLEMS[kind]

@@ -4,12 +4,12 @@ import re
 
 from .errors import TooManyChunks
 from .limits import PARAGRAPHS_SPLIT
-from .lines import LineCounter, count_line_endings
+from .lines import count_line_endings, line_numbers, newline_view
 from .models import Paragraph, ParagraphsSplitOutput
 
-_NON_BLANK_LINE = r"[ \t]*+[^ \t\r\n][^\r\n]*+"
-_PARAGRAPH = re.compile(rf"(?<![^\r\n]){_NON_BLANK_LINE}(?:(?:\r\n|\r|\n){_NON_BLANK_LINE})*+")
-"""A paragraph starts at a line start and joins non-blank lines by single line endings.
+_NON_BLANK_LINE = r"[ \t]*+[^ \t\n][^\n]*+"
+_PARAGRAPH = re.compile(rf"(?<![^\n]){_NON_BLANK_LINE}(?:\n{_NON_BLANK_LINE})*+")
+"""In the newline view (every line ending is one ``\\n``): non-blank lines joined by single endings.
 
 Only space and tab make a line blank. The possessive quantifiers and the line-start lookbehind
 keep the scan linear: a blank line is tried once from its start and never backtracked into.
@@ -17,25 +17,29 @@ keep the scan linear: a blank line is tried once from its start and never backtr
 
 
 def paragraphs_split(text: str) -> ParagraphsSplitOutput:
-    """Split ``text`` into paragraphs separated by blank lines."""
-    lines = LineCounter(text)
-    paragraphs: list[Paragraph] = []
-    for index, match in enumerate(_PARAGRAPH.finditer(text)):
-        if index == PARAGRAPHS_SPLIT.max_paragraphs:
-            raise TooManyChunks(f"The text has more than {PARAGRAPHS_SPLIT.max_paragraphs} paragraphs.")
-        start, end = match.span()
-        start_line = lines.line_at(start)
-        end_line = lines.line_at(end - 1)
-        paragraphs.append(
-            {
-                "index": index,
-                "start": start,
-                "end": end,
-                "start_line": start_line,
-                "end_line": end_line,
-                "line_count": end_line - start_line + 1,
-                "text": match.group(),
-            }
-        )
-    line_count_total = count_line_endings(text) + (1 if text and text[-1] not in "\r\n" else 0)
+    """Split ``text`` into paragraphs separated by blank lines.
+
+    The scan runs on the newline view, where a CRLF's CR is a space: a paragraph whose last line
+    ends in CRLF matches one character too far, and is cut back to the CR.
+    """
+    view = newline_view(text)
+    spans = [match.span() for match in _PARAGRAPH.finditer(view)]
+    if len(spans) > PARAGRAPHS_SPLIT.max_paragraphs:
+        raise TooManyChunks(f"The text has more than {PARAGRAPHS_SPLIT.max_paragraphs} paragraphs.")
+    if view is not text:
+        spans = [(start, end - 1 if text[end - 1] == "\r" else end) for start, end in spans]
+    lines = line_numbers(view, [position for start, end in spans for position in (start, end - 1)])
+    paragraphs: list[Paragraph] = [
+        {
+            "index": index,
+            "start": start,
+            "end": end,
+            "start_line": first,
+            "end_line": last,
+            "line_count": last - first + 1,
+            "text": text[start:end],
+        }
+        for index, (start, end), first, last in zip(range(len(spans)), spans, lines[::2], lines[1::2], strict=True)
+    ]
+    line_count_total = count_line_endings(view) + (1 if text and text[-1] not in "\r\n" else 0)
     return {"paragraph_count": len(paragraphs), "line_count_total": line_count_total, "paragraphs": paragraphs}

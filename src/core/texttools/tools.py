@@ -71,10 +71,13 @@ class Tool:
             raise OutputTooLarge(f"The result would be larger than {self.max_output_bytes} bytes.")
         return body
 
-    def execute(self, body: bytes) -> bytes:
+    def execute(self, body: str | bytes) -> bytes:
         """Answer one JSON request body with the JSON output body, or raise a ``ToolError``.
 
-        The size check comes first, so a body no valid request could need is never parsed.
+        The size check comes first, so a body no valid request could need is never parsed. A
+        ``str`` body is measured in code points: never more than its UTF-8 bytes, so nothing valid
+        is refused, and anything larger than the limit in bytes but not in code points is bounded
+        (at most four times the limit) and still refused by the field limits after parsing.
         """
         if len(body) > self.max_body_bytes:
             raise InputTooLarge("The request body is larger than any valid request for this tool.")
@@ -82,6 +85,7 @@ class Tool:
 
 
 def _utf8_length(field: str, value: str) -> int:
+    """UTF-8 size; encoding also finds lone surrogates, which ``json.loads`` lets through."""
     if value.isascii():
         return len(value)
     try:

@@ -1,0 +1,270 @@
+"""``make bench``: speed and start-up of the API functions, measured side by side in one run.
+
+Ratios are what count (these machines are noisy): each handler is timed against the physical
+floor of its work, measured in the same process, and each cold start against the bare stack it
+is built on, measured in fresh interpreters in the same run. Results go to stdout and to
+``benchmarks/results.json`` for comparison between commits.
+"""
+
+import contextlib
+import io
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.workloads import chunk_count_text, largest_requests, mixed_text, pathological
+from scripts.lambda_runtime import ROOT, LocalContext, api_event
+from texttools import TOOLS
+
+RESULTS = ROOT / "benchmarks" / "results.json"
+HANDLER_MODULES = {
+    "text-delimiter-chunk": "delimiter_chunk",
+    "text-extract-between": "extract_between",
+    "text-paragraphs-split": "paragraphs_split",
+}
+os.environ.update(POWERTOOLS_SERVICE_NAME="text-tools", POWERTOOLS_METRICS_NAMESPACE="TextTools")
+ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("src/core", "src/handlers")),
+}
+"""Fresh interpreters use bytecode caches, as the dependencies in a layer built by pip have them."""
+RUNS, WARMUP, COLD_RUNS = 31, 3, 9
+NULL = open(os.devnull, "w")  # noqa: SIM115 (open for the whole run)
+
+
+def median_ms(work: Callable[[], object], runs: int = RUNS, warmup: int = WARMUP) -> float:
+    for _ in range(warmup):
+        work()
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def paired_medians(first: Callable[[], object], second: Callable[[], object]) -> tuple[float, float]:
+    """Median ms of each, timed alternately so that drift on a noisy machine hits both alike."""
+    for _ in range(WARMUP):
+        first()
+        second()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(RUNS):
+        for work, acc in ((first, times[0]), (second, times[1])):
+            started = time.perf_counter()
+            work()
+            acc.append(time.perf_counter() - started)
+    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
+
+
+def floor_work(tool_id: str, body: str, output: dict[str, Any]) -> Callable[[], object]:
+    """What any implementation must do: parse the request (a ``str``, as the proxy event holds it),
+    one C-speed scan, write the output (compact, non-ASCII as itself)."""
+
+    def work() -> object:
+        request = json.loads(body)
+        text = request["text"]
+        if tool_id == "text-extract-between":
+            found: list[str] = []
+            pos, start, end = 0, request["start"], request["end"]
+            while len(found) <= request["max_matches"] and (at := text.find(start, pos)) >= 0:
+                close = text.find(end, at + len(start))
+                found.append(text[at + len(start) : close])
+                pos = close + len(end)
+        else:
+            text.split(request.get("delimiter", "\n\n"))
+        return json.dumps(output, ensure_ascii=False, separators=(",", ":"))
+
+    return work
+
+
+def handler_work(tool_id: str, body: bytes) -> Callable[[], dict[str, Any]]:
+    handler = __import__(HANDLER_MODULES[tool_id]).lambda_handler
+    for log_handler in logging.getLogger(ENV["POWERTOOLS_SERVICE_NAME"]).handlers:
+        if isinstance(log_handler, logging.StreamHandler):  # log lines are still formatted and written
+            log_handler.setStream(NULL)
+    event = api_event("POST", TOOLS[tool_id].execute_url, body.decode(), {"Content-Type": "application/json"})
+    context = LocalContext("bench")
+
+    def work() -> dict[str, Any]:
+        with contextlib.redirect_stdout(NULL):  # EMF metric lines: written, not shown
+            response: dict[str, Any] = handler(event, context)
+        return response
+
+    return work
+
+
+def warm_rows() -> list[dict[str, Any]]:
+    rows = []
+    for tool_id, request in largest_requests().items():
+        body = json.dumps(request, ensure_ascii=False).encode()
+        response = handler_work(tool_id, body)()
+        assert response["statusCode"] == 200, response["body"][:200]
+        output = json.loads(response["body"])
+        floor, warm = paired_medians(floor_work(tool_id, body.decode(), output), handler_work(tool_id, body))
+        pieces = len(output.get("chunks", output.get("paragraphs", output.get("matches", []))))
+        rows.append({"tool": tool_id, "request_bytes": len(body), "pieces": pieces, "floor_ms": floor,
+                     "warm_ms": warm, "ratio": warm / floor})  # fmt: skip
+    return rows
+
+
+COLD_HANDLER = """
+import time; started = time.perf_counter()
+import {module}
+class Context:
+    function_name = "cold"; memory_limit_in_mb = 128; function_version = "$LATEST"; aws_request_id = "r"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:cold"
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    assert {module}.lambda_handler({event}, Context())["statusCode"] == 200
+print((time.perf_counter() - started) * 1000)
+"""
+"""A fresh interpreter importing the handler and answering one small request; nothing else is
+imported (the event is a literal), so the time is the function's own cold start."""
+BARE_STACK = """
+import time; started = time.perf_counter()
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+import pydantic
+print((time.perf_counter() - started) * 1000)
+"""
+SMALL = {
+    "text-delimiter-chunk": '{"text": "a,b", "delimiter": ","}',
+    "text-extract-between": '{"text": "[a]", "start": "[", "end": "]"}',
+    "text-paragraphs-split": '{"text": "a\\n\\nb"}',
+}
+
+
+def fresh_ms(code: str) -> float:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=ENV, cwd=ROOT)
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def cold_rows() -> list[dict[str, Any]]:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "src"], check=True, cwd=ROOT, env=ENV)
+    rows = []
+    for tool_id, module in HANDLER_MODULES.items():
+        event = api_event("POST", TOOLS[tool_id].execute_url, SMALL[tool_id], {"Content-Type": "application/json"})
+        handler_code = COLD_HANDLER.format(module=module, event=repr(event))
+        bare, cold = [], []
+        for _ in range(COLD_RUNS):  # alternate, so drift hits both alike
+            bare.append(fresh_ms(BARE_STACK))
+            cold.append(fresh_ms(handler_code))
+        rows.append({"tool": tool_id, "bare_stack_ms": statistics.median(bare), "cold_ms": statistics.median(cold),
+                     "ratio": statistics.median(cold) / statistics.median(bare)})  # fmt: skip
+    return rows
+
+
+PEAK_RSS = """
+import json, resource, sys, contextlib, io
+import {module}
+from scripts.lambda_runtime import LocalContext, api_event
+body = sys.stdin.read()
+event = api_event("POST", "{url}", body, {{"Content-Type": "application/json"}})
+with contextlib.redirect_stdout(io.StringIO()):
+    for _ in range(3):
+        assert {module}.lambda_handler(event, LocalContext("rss"))["statusCode"] == 200
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def memory_rows() -> list[dict[str, Any]]:
+    rows = []
+    for tool_id, request in largest_requests().items():
+        module = HANDLER_MODULES[tool_id]
+        code = PEAK_RSS.format(module=module, url=TOOLS[tool_id].execute_url)
+        result = subprocess.run(
+            [sys.executable, "-c", code], input=json.dumps(request, ensure_ascii=False), capture_output=True,
+            text=True, check=True, env=ENV, cwd=ROOT,
+        )  # fmt: skip
+        rows.append({"tool": tool_id, "peak_rss_mb": float(result.stdout.strip().splitlines()[-1])})
+    return rows
+
+
+def run_ms(tool_id: str, request: dict[str, Any]) -> tuple[float, int]:
+    work = handler_work(tool_id, json.dumps(request, ensure_ascii=False).encode())
+    return median_ms(work, runs=9, warmup=1), work()["statusCode"]
+
+
+def scaling_rows() -> list[dict[str, Any]]:
+    rows = []
+    for size in (16 * 1024, 64 * 1024, 256 * 1024):
+        text = mixed_text(min(size, 262_144))
+        for tool_id, extra in (("text-delimiter-chunk", {"delimiter": "\n\n"}), ("text-paragraphs-split", {})):
+            ms, status = run_ms(tool_id, {"text": text, **extra})
+            rows.append({"case": f"{size // 1024} KiB", "tool": tool_id, "ms": ms, "status": status})
+    for chunks in (100, 1000, 10_000):
+        text = chunk_count_text(chunks)
+        for tool_id, extra in (("text-delimiter-chunk", {"delimiter": "\n\n"}), ("text-paragraphs-split", {})):
+            ms, status = run_ms(tool_id, {"text": text, **extra})
+            rows.append({"case": f"{chunks} chunks", "tool": tool_id, "ms": ms, "status": status})
+    for name, (tool_id, request) in pathological().items():
+        ms, status = run_ms(tool_id, request)
+        rows.append({"case": name, "tool": tool_id, "ms": ms, "status": status})
+    return rows
+
+
+def peer_rows() -> list[dict[str, Any]]:
+    """langchain-text-splitters' CharacterTextSplitter (start offsets only, no line numbers) beside ours."""
+    from langchain_text_splitters import CharacterTextSplitter  # noqa: PLC0415 (bench-only dependency)
+
+    text = largest_requests()["text-delimiter-chunk"]["text"]
+    assert isinstance(text, str)
+    splitter = CharacterTextSplitter(separator="\n\n", chunk_size=1, chunk_overlap=0, add_start_index=True,
+                                     strip_whitespace=False)  # fmt: skip
+    with contextlib.redirect_stderr(io.StringIO()):  # it warns about every chunk above chunk_size
+        peer = median_ms(lambda: splitter.create_documents([text]), runs=9, warmup=1)
+    from texttools import delimiter_chunk, paragraphs_split  # noqa: PLC0415
+
+    ours = median_ms(lambda: delimiter_chunk(text, "\n\n"), runs=9, warmup=1)
+    ours_paragraphs = median_ms(lambda: paragraphs_split(text), runs=9, warmup=1)
+    handler = median_ms(handler_work("text-delimiter-chunk", json.dumps({"text": text, "delimiter": "\n\n"}).encode()))
+    return [
+        {"what": "langchain CharacterTextSplitter(add_start_index) on the 256 KiB text", "ms": peer},
+        {"what": "texttools.delimiter_chunk (spans + line numbers)", "ms": ours},
+        {"what": "texttools.paragraphs_split (spans + line numbers)", "ms": ours_paragraphs},
+        {"what": "full delimiter-chunk Lambda handler (parse, validate, chunk, encode)", "ms": handler},
+    ]
+
+
+def main() -> None:
+    results: dict[str, Any] = {
+        "machine": f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}"
+    }
+    results["warm"] = warm_rows()
+    print(f"Machine: {results['machine']}\n\nWarm: full lambda_handler vs floor (json.loads + one scan + json.dumps)")
+    print(f"{'tool':24} {'request':>9} {'pieces':>7} {'floor ms':>9} {'handler ms':>11} {'ratio':>6}")
+    for r in results["warm"]:
+        print(
+            f"{r['tool']:24} {r['request_bytes']:>9} {r['pieces']:>7} {r['floor_ms']:>9.2f} {r['warm_ms']:>11.2f} {r['ratio']:>6.2f}"
+        )
+    results["cold"] = cold_rows()
+    print("\nCold: import handler + first small request vs bare stack import (fresh interpreters)")
+    print(f"{'tool':24} {'bare stack ms':>14} {'cold ms':>8} {'ratio':>6}")
+    for r in results["cold"]:
+        print(f"{r['tool']:24} {r['bare_stack_ms']:>14.1f} {r['cold_ms']:>8.1f} {r['ratio']:>6.2f}")
+    results["memory"] = memory_rows()
+    print("\nPeak RSS serving the largest request")
+    for r in results["memory"]:
+        print(f"{r['tool']:24} {r['peak_rss_mb']:>7.1f} MB")
+    results["scaling"] = scaling_rows()
+    print("\nScaling (full handler, median ms)")
+    for r in results["scaling"]:
+        print(f"{r['case']:32} {r['tool']:24} {r['ms']:>8.2f}  ({r['status']})")
+    results["peer"] = peer_rows()
+    print("\nPeer comparison (median ms, same text)")
+    for r in results["peer"]:
+        print(f"{r['what']:72} {r['ms']:>8.2f}")
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
