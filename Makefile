@@ -6,6 +6,8 @@ PYTHON ?= python3.13
 VENV := .venv
 BIN := $(abspath $(VENV))/bin
 STAMP := $(VENV)/.installed-3.13
+SCAN_VENV := .venv-scan
+SCAN_STAMP := $(SCAN_VENV)/.installed-3.13
 HOST_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64)
 
 export PATH := $(BIN):$(PATH)
@@ -13,8 +15,9 @@ export PYTHONPATH := $(abspath src/core):$(abspath src/handlers)
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
+export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test lint typecheck validate unit serve invoke build openapi events bench clean
+.PHONY: help install test lint typecheck validate scan unit fuzz serve invoke build openapi events bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -26,7 +29,12 @@ $(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
 	@touch $@
 
-install: $(STAMP) ## Create or update .venv (Python 3.13, pinned tools)
+$(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
+	@[ -x $(SCAN_VENV)/bin/python ] || $(PYTHON) -m venv $(SCAN_VENV)
+	$(SCAN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-scan.txt -c constraints-scan.txt
+	@touch $@
+
+install: $(STAMP) $(SCAN_STAMP) ## Create or update .venv (Python 3.13, pinned tools) and .venv-scan (checkov)
 
 lint: $(STAMP) ## ruff check and format check
 	ruff check .
@@ -38,10 +46,16 @@ typecheck: $(STAMP) ## mypy (strict for src/core)
 validate: $(STAMP) ## sam validate --lint (cfn-lint included)
 	sam validate --lint --template template.yaml
 
-unit: $(STAMP) ## pytest only
+scan: $(SCAN_STAMP) ## checkov over template.yaml (every finding fixed or suppressed with a reason)
+	$(CHECKOV) -f template.yaml --framework cloudformation --compact --quiet --skip-download
+
+unit: $(STAMP) $(SCAN_STAMP) ## pytest only
 	pytest
 
 test: lint typecheck validate unit ## Everything CI runs
+
+fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
+	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/test_fuzz.py
 
 serve: $(STAMP) ## The API on :3000 (docs at /docs) and the S3 flow on :5000, real handlers, no Docker
 	python -m scripts.serve

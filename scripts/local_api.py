@@ -7,6 +7,7 @@ fetched at run time) are served beside the API.
 """
 
 import base64
+import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import swagger_ui_bundle
 
-from scripts.lambda_runtime import ROOT, api_event, functions, load_template
+from scripts.lambda_runtime import ROOT, api_event, functions, load_template, parameter_defaults
 from scripts.local_functions import FunctionWorker
 
 API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
@@ -66,11 +67,18 @@ class LocalRequest:
 
 
 class LocalApi:
-    """Routes requests to the functions as the deployed REST API would."""
+    """Routes requests to the functions as the deployed REST API would, with its ``AuthMode``.
 
-    def __init__(self, stage: str = "prod") -> None:
+    API_KEY: the ``x-api-key`` header must carry ``api_key`` (generated unless given). IAM: a
+    SigV4 ``Authorization`` header must be present; its signature is not verified locally. NONE:
+    anyone. The mode defaults to the template's default.
+    """
+
+    def __init__(self, stage: str = "prod", auth_mode: str | None = None, api_key: str | None = None) -> None:
         template = load_template()
         self.stage = stage
+        self.auth_mode = auth_mode or parameter_defaults(template)["AuthMode"]
+        self.api_key = api_key or secrets.token_urlsafe(24)
         self.gateway_responses: dict[str, Any] = template["Resources"]["TextToolsApi"]["Properties"]["GatewayResponses"]
         self.routes: dict[str, dict[str, str]] = {}
         self.workers: dict[str, FunctionWorker] = {}
@@ -96,6 +104,9 @@ class LocalApi:
             return self.gateway_answer("REQUEST_TOO_LARGE", request.request_id)
         if function is None:
             return self.docs(request) or self.gateway_answer("MISSING_AUTHENTICATION_TOKEN", request.request_id)
+        refusal = self.refusal(request)
+        if refusal:
+            return self.gateway_answer(refusal, request.request_id)
         event = api_event(
             request.method,
             request.path,
@@ -115,6 +126,15 @@ class LocalApi:
         for name, values in (response.get("multiValueHeaders") or {}).items():
             headers[name] = ", ".join(values)
         return int(response["statusCode"]), headers, raw
+
+    def refusal(self, request: LocalRequest) -> str | None:
+        """The gateway response type API Gateway would refuse this request with, if any."""
+        headers = {name.lower(): values[-1] for name, values in request.headers.items()}
+        if self.auth_mode == "API_KEY" and not secrets.compare_digest(headers.get("x-api-key", ""), self.api_key):
+            return "INVALID_API_KEY"
+        if self.auth_mode == "IAM" and not headers.get("authorization", "").startswith("AWS4-HMAC-SHA256 "):
+            return "MISSING_AUTHENTICATION_TOKEN"
+        return None
 
     @staticmethod
     def docs(request: LocalRequest) -> Answer | None:

@@ -19,17 +19,22 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=3000)
     parser.add_argument("--s3-port", type=int, default=5000)
+    parser.add_argument("--auth-mode", choices=["API_KEY", "IAM", "NONE"], help="default: the template's AuthMode")
     args = parser.parse_args()
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
-    api = LocalApi()
+    api = LocalApi(auth_mode=args.auth_mode, api_key=os.environ.get("TEXT_TOOLS_API_KEY"))
     flow = LocalS3Flow(args.host, args.s3_port)
     server = make_server(args.host, args.port, api)
     base = f"http://{args.host}:{server.server_address[1]}"
     print(f"Text tools, local (Ctrl-C stops)\n\nAPI          {base}")
     for path in sorted(api.routes):
         print(f"  POST       {base}{path}")
+    if api.auth_mode == "API_KEY":
+        print(f"  API key:   {api.api_key}  (send it as the x-api-key header; fix it with TEXT_TOOLS_API_KEY)")
+    elif api.auth_mode == "IAM":
+        print("  IAM mode:  send a SigV4 Authorization header (not verified locally)")
     print(f"Docs         {base}/docs  (OpenAPI: {base}/openapi.json)")
     print(f"S3 endpoint  {flow.endpoint}  bucket {flow.bucket}")
     print(f"  try:       aws --endpoint-url {flow.endpoint} s3 cp doc.md s3://{flow.bucket}/incoming/doc.md")

@@ -11,19 +11,20 @@ from typing import Any
 
 import pytest
 
-from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, make_server
+from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest, make_server
 from scripts.local_s3 import LocalS3Flow
 from tests.conftest import TOOL_IDS, descriptor
 from texttools import paragraphs_split
 
 JSON = "application/json"
+API_KEY = "local-test-key"
 EXTRACT = descriptor("text-extract-between")["execute_url"]
 PARAGRAPHS = descriptor("text-paragraphs-split")["execute_url"]
 
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    api = LocalApi()
+    api = LocalApi(auth_mode="API_KEY", api_key=API_KEY)
     server = make_server("127.0.0.1", 0, api)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -41,9 +42,15 @@ def flow() -> Iterator[LocalS3Flow]:
 
 
 def call(
-    url: str, body: bytes | None = None, method: str = "POST", content_type: str | None = JSON
+    url: str,
+    body: bytes | None = None,
+    method: str = "POST",
+    content_type: str | None = JSON,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, data=body, method=method)  # noqa: S310 (the test's own loopback URL)
+    for name, value in ({"x-api-key": API_KEY} if headers is None else headers).items():
+        request.add_header(name, value)
     if content_type:
         request.add_header("Content-Type", content_type)
     try:
@@ -103,6 +110,33 @@ def test_binary_bodies_travel_base64_encoded(
 ) -> None:
     status, _, raw = call(base_url + PARAGRAPHS, body, content_type=content_type)
     assert (status, json.loads(raw)["error"]["code"]) == expected
+
+
+@pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": API_KEY + "x"}])
+def test_api_key_mode_refuses_a_missing_or_wrong_key(base_url: str, headers: dict[str, str]) -> None:
+    status, _, raw = call(base_url + PARAGRAPHS, b'{"text":"a"}', headers=headers)
+    assert (status, json.loads(raw)["error"]["code"]) == (403, "invalid_api_key")
+
+
+def test_header_names_are_case_insensitive(base_url: str) -> None:
+    assert call(base_url + PARAGRAPHS, b'{"text":"a"}', headers={"X-API-KEY": API_KEY})[0] == 200
+
+
+@pytest.mark.parametrize(
+    ("mode", "headers", "status"),
+    [
+        ("NONE", {}, 200),
+        ("IAM", {}, 404),
+        ("IAM", {"Authorization": "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/execute-api/aws4_request"}, 200),
+    ],
+)
+def test_other_auth_modes(mode: str, headers: dict[str, str], status: int) -> None:
+    api = LocalApi(auth_mode=mode)
+    try:
+        request = LocalRequest("POST", PARAGRAPHS, {k: [v] for k, v in headers.items()}, b'{"text":"a"}')
+        assert api.handle(request)[0] == status
+    finally:
+        api.stop()
 
 
 def test_each_function_keeps_its_own_module_state() -> None:

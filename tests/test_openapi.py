@@ -22,6 +22,14 @@ from tests.conftest import TOOL_IDS, descriptor
 
 DOCUMENT = json.loads(OPENAPI.read_text(encoding="utf-8"))
 ANNOTATIONS = {"title", "description", "default", "examples"}
+API_KEY = "contract-test-key"
+
+
+def test_api_key_security_is_documented() -> None:
+    assert DOCUMENT["components"]["securitySchemes"] == {
+        "api_key": {"type": "apiKey", "in": "header", "name": "x-api-key"}
+    }
+    assert DOCUMENT["security"] == [{"api_key": []}]
 
 
 def test_committed_openapi_is_current() -> None:
@@ -56,7 +64,7 @@ def test_request_and_response_schemas_are_the_descriptors(tool_id: str) -> None:
 @pytest.mark.parametrize("tool_id", TOOL_IDS)
 def test_error_responses_document_the_api_error_shape(tool_id: str) -> None:
     responses = DOCUMENT["paths"][descriptor(tool_id)["execute_url"]]["post"]["responses"]
-    expected = {"400", "413", "415", "422", "500"}
+    expected = {"400", "403", "413", "415", "422", "429", "500"}
     assert set(responses) == {"200", *expected}
     error_body = {
         "type": "object",
@@ -90,7 +98,7 @@ def test_error_responses_document_the_api_error_shape(tool_id: str) -> None:
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    api = LocalApi()
+    api = LocalApi(auth_mode="API_KEY", api_key=API_KEY)
     server = make_server("127.0.0.1", 0, api)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -108,5 +116,6 @@ def test_api_honours_its_contract(case: schemathesis.Case[Any], base_url: str) -
     """Generated requests, valid and invalid: never a 5xx, never a response outside the document."""
     case.call_and_validate(
         base_url=base_url,
+        headers={"x-api-key": API_KEY},
         checks=[not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance],
     )

@@ -255,3 +255,16 @@ def test_output_is_compact_utf8_json(s3: Any, chunker: ModuleType, upload: Uploa
     assert "é😀".encode() in body
     assert b": " not in body
     assert b", " not in body
+
+
+def test_logs_carry_sizes_and_codes_never_document_text(
+    s3: Any, chunker: ModuleType, upload: Upload, log_lines: Callable[[], list[str]]
+) -> None:
+    secret = "SECRET-DOCUMENT-TEXT"
+    run(chunker, upload("incoming/ok.txt", secret.encode()), upload("incoming/bad.txt", secret.encode(),
+                                                                    {"tool": "text-extract-between"}))  # fmt: skip
+    lines = [json.loads(line) for line in log_lines()]
+    chunked = [line for line in lines if line.get("message") == "document chunked"]
+    assert sorted(line["outcome"] for line in chunked) == ["invalid_input", "ok"]
+    assert all(line["object_size"] == len(secret) and line["output_bytes"] > 0 for line in chunked)
+    assert secret not in json.dumps(lines)

@@ -12,6 +12,7 @@ import json
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.event_handler.openapi.models import APIKey, APIKeyIn
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +22,11 @@ from texttools import TOOLS, InputTooLarge, InternalError, InvalidInput, Tool, T
 from texttools.errors import Problem
 
 COMMON_ERRORS: tuple[type[ToolError], ...] = (InvalidInput, InputTooLarge, UnsupportedMediaType, InternalError)
+GATEWAY_ERRORS: dict[int, str] = {
+    403: "Refused by API Gateway: `invalid_api_key` (API_KEY mode), `forbidden` (IAM mode)",
+    429: "Refused by API Gateway: `too_many_requests` (throttling), `quota_exceeded` (daily quota of the key)",
+}
+"""Answers API Gateway itself gives (template GatewayResponses), in the same error shape."""
 
 
 class ErrorDetail(BaseModel):
@@ -63,6 +69,10 @@ def document_route(app: APIGatewayRestResolver, tool: Tool) -> None:
     responses: dict[int, OpenAPIResponse] = {
         200: {"description": "The tool's output object.", "content": {JSON: {"model": tool.output_model}}},
         **error_responses(COMMON_ERRORS + tool.errors),
+        **{
+            status: {"description": text, "content": {JSON: {"model": ErrorBody}}}
+            for status, text in GATEWAY_ERRORS.items()
+        },
     }
     app.post(
         tool.execute_url,
@@ -81,7 +91,10 @@ def build_openapi() -> dict[str, Any]:
         title="Text tools",
         version="1.0.0",
         description="Exact, explainable text chunking. Every non-200 response has the ErrorBody shape. "
-        f"Any other method on a route answers {MethodNotAllowed.status} `{MethodNotAllowed.code}`.",
+        f"Any other method on a route answers {MethodNotAllowed.status} `{MethodNotAllowed.code}`. "
+        "In the default AuthMode (API_KEY) every request carries the x-api-key header.",
+        security_schemes={"api_key": APIKey(name="x-api-key", **{"in": APIKeyIn.header})},
+        security=[{"api_key": []}],
     ).model_dump(mode="json", by_alias=True, exclude_none=True)
     return _without_unused_components(_integral(schema))
 

@@ -108,15 +108,18 @@ _PROBLEMS = {
     "model_type": "must be a JSON object",
 }
 _FIELD_NAME_SHOWN = 64
+MAX_PROBLEMS = 20
+"""At most this many ``details``: a body with 10 000 unknown keys must not get a 600 KB answer."""
 
 
 def validation_problems(error: ValidationError) -> list[Problem]:
     """pydantic's errors as API.md ``details``, worded here so no input value is ever echoed.
 
-    A field name is echoed (cut to 64 characters) because it tells the caller which key is wrong.
+    A field name is echoed (cut to 64 characters) because it tells the caller which key is wrong;
+    only the first ``MAX_PROBLEMS`` problems are listed.
     """
     problems: list[Problem] = []
-    for item in error.errors(include_url=False, include_input=False):
+    for item in error.errors(include_url=False, include_input=False)[:MAX_PROBLEMS]:
         field = ".".join(str(part) for part in item["loc"])[:_FIELD_NAME_SHOWN]
         field = field.encode("utf-8", "replace").decode()  # a key may hold a lone surrogate
         kind, context = item["type"], item.get("ctx") or {}

@@ -1,0 +1,34 @@
+"""template.yaml as CloudFormation would deploy it: AWS::LanguageExtensions, then the SAM transform.
+
+Offline: the SAM CLI's language-extensions processor and the SAM translator, with stand-in code
+locations and no managed-policy lookups.
+"""
+
+from typing import Any
+
+from samcli.lib.cfn_language_extensions.api import process_template
+from samcli.lib.cfn_language_extensions.models import PseudoParameterValues
+from samcli.yamlhelper import yaml_parse
+from samtranslator.translator.transform import transform
+
+from scripts.lambda_runtime import TEMPLATE
+
+PSEUDO = {"AWS::Region": "us-east-1", "AWS::AccountId": "123456789012", "AWS::Partition": "aws"}
+
+
+class _NoManagedPolicies:
+    def load(self) -> dict[str, str]:
+        return {}
+
+
+def deployed(**parameters: str) -> dict[str, Any]:
+    """The CloudFormation resources the stack would create with these parameter values."""
+    template = yaml_parse(TEMPLATE.read_text(encoding="utf-8"))
+    values = {name: str(spec.get("Default", "")) for name, spec in template["Parameters"].items()} | parameters
+    pseudo = PseudoParameterValues(region="us-east-1", account_id="123456789012", stack_name="text-tools")
+    processed = process_template(template, parameter_values=values, pseudo_parameters=pseudo)
+    processed["Transform"] = "AWS::Serverless-2016-10-31"
+    processed["Globals"]["Function"]["CodeUri"] = "s3://bucket/code.zip"
+    processed["Resources"]["CoreLayer"]["Properties"]["ContentUri"] = "s3://bucket/layer.zip"
+    result: dict[str, Any] = transform(processed, values | PSEUDO, _NoManagedPolicies())
+    return result
