@@ -170,19 +170,21 @@ def test_one_bad_document_does_not_stop_the_others(s3: Any, chunker: ModuleType,
     assert keys(s3, "errors/") == ["errors/2.txt.json"]
 
 
-def slow_down(operation: str) -> ClientError:
-    return ClientError({"Error": {"Code": "SlowDown", "Message": "Reduce your request rate."}}, operation)
+def s3_fault(code: str, status: int, operation: str) -> ClientError:
+    response: Any = {"Error": {"Code": code, "Message": "fault"}, "ResponseMetadata": {"HTTPStatusCode": status}}
+    return ClientError(response, operation)
 
 
+@pytest.mark.parametrize(("code", "status"), [("SlowDown", 503), ("InternalError", 500), ("ServiceUnavailable", 503)])
 def test_transient_read_failure_raises_after_the_other_records(
-    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch, code: str, status: int
 ) -> None:
     docs = [upload("incoming/1.txt", b"one"), upload("incoming/2.txt", b"two")]
     real_get = chunker.s3.get_object
 
     def flaky_get(**kwargs: Any) -> Any:
         if kwargs["Key"] == "incoming/1.txt":
-            raise slow_down("GetObject")
+            raise s3_fault(code, status, "GetObject")
         return real_get(**kwargs)
 
     monkeypatch.setattr(chunker.s3, "get_object", flaky_get)

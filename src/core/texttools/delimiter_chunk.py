@@ -1,11 +1,16 @@
 """text-delimiter-chunk: ``str.split(sep, maxsplit)`` with code point spans and line numbers."""
 
+from __future__ import annotations
+
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from .errors import InvalidInput, TooManyChunks
 from .limits import DELIMITER_CHUNK
 from .lines import line_numbers, newline_view
-from .models import Chunk, DelimiterChunkOutput
+
+if TYPE_CHECKING:
+    from .models import Chunk, DelimiterChunkOutput
 
 
 def delimiter_chunk(text: str, delimiter: str, max_splits: int = -1) -> DelimiterChunkOutput:

@@ -79,7 +79,7 @@ def chunk_document(source: Source, content: bytes | None, metadata: Mapping[str,
     document: dict[str, Any] = {
         "source": asdict(source),
         "tool": {"id": tool.id, "version": tool.version},
-        "parameters": params.model_dump(exclude={"text"}, exclude_unset=True),
+        "parameters": parameters,  # the inputs that were given (metadata or defaults), without the text
         "result": orjson.Fragment(result),
     }
     return Output(output_key(source.key, failed=False), encode_json(document), "ok")

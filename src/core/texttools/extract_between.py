@@ -1,8 +1,14 @@
 """text-extract-between: literal start/end markers, left to right, non-overlapping, capped."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .errors import InvalidInput, UnclosedStartMarker
 from .limits import EXTRACT_BETWEEN
-from .models import ExtractBetweenOutput
+
+if TYPE_CHECKING:
+    from .models import ExtractBetweenOutput
 
 
 def extract_between(

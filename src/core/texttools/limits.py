@@ -4,7 +4,7 @@ Field names are the descriptors' own ``limits`` keys, so a test can compare this
 ``spec/seeds/*.json`` key for key; every check in the core reads its bound from here.
 """
 
-from dataclasses import dataclass
+from typing import Final
 
 MAX_SAFE_INTEGER = 9_007_199_254_740_991
 """The input schema's ``maximum`` for ``max_splits`` (JSON's largest exactly representable integer)."""
@@ -16,32 +16,30 @@ BODY_SLACK_BYTES = 64 * 1024
 """Room in a request body for keys, numbers and insignificant whitespace around the strings."""
 
 
-@dataclass(frozen=True, slots=True)
-class DelimiterChunkLimits:
-    max_input_bytes: int = 262_144
-    max_delimiter_bytes: int = 256
-    max_chunks: int = 10_000
-    max_output_bytes: int = 1_048_576
+# Plain classes of constants: dataclasses cost measurable cold-start time for no benefit here.
+class DELIMITER_CHUNK:
+    max_input_bytes: Final = 262_144
+    max_delimiter_bytes: Final = 256
+    max_chunks: Final = 10_000
+    max_output_bytes: Final = 1_048_576
 
 
-@dataclass(frozen=True, slots=True)
-class ExtractBetweenLimits:
-    max_text_bytes: int = 256_000
-    max_marker_bytes: int = 4096
-    default_max_matches: int = 100
-    max_matches: int = 1000
+class EXTRACT_BETWEEN:
+    max_text_bytes: Final = 256_000
+    max_marker_bytes: Final = 4096
+    default_max_matches: Final = 100
+    max_matches: Final = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class ParagraphsSplitLimits:
-    max_input_bytes: int = 262_144
-    max_paragraphs: int = 10_000
-    max_output_bytes: int = 1_048_576
+class PARAGRAPHS_SPLIT:
+    max_input_bytes: Final = 262_144
+    max_paragraphs: Final = 10_000
+    max_output_bytes: Final = 1_048_576
 
 
-DELIMITER_CHUNK = DelimiterChunkLimits()
-EXTRACT_BETWEEN = ExtractBetweenLimits()
-PARAGRAPHS_SPLIT = ParagraphsSplitLimits()
+def as_table(limits: type) -> dict[str, int]:
+    """One tool's limits by the descriptor's names."""
+    return {name: value for name, value in vars(limits).items() if not name.startswith("_")}
 
 
 def max_body_bytes(*string_limits: int) -> int:

@@ -1,11 +1,16 @@
 """text-paragraphs-split: runs of non-blank CommonMark lines, with spans and line numbers."""
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 from .errors import TooManyChunks
 from .limits import PARAGRAPHS_SPLIT
 from .lines import count_line_endings, line_numbers, newline_view
-from .models import Paragraph, ParagraphsSplitOutput
+
+if TYPE_CHECKING:
+    from .models import Paragraph, ParagraphsSplitOutput
 
 _NON_BLANK_LINE = r"[ \t]*+[^ \t\n][^\n]*+"
 _PARAGRAPH = re.compile(rf"(?<![^\n]){_NON_BLANK_LINE}(?:\n{_NON_BLANK_LINE})*+")
