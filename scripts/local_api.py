@@ -74,7 +74,13 @@ class LocalApi:
     anyone. The mode defaults to the template's default.
     """
 
-    def __init__(self, stage: str = "prod", auth_mode: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        stage: str = "prod",
+        auth_mode: str | None = None,
+        api_key: str | None = None,
+        environment: dict[str, str] | None = None,
+    ) -> None:
         template = load_template()
         self.stage = stage
         self.auth_mode = auth_mode or parameter_defaults(template)["AuthMode"]
@@ -84,7 +90,7 @@ class LocalApi:
         self.workers: dict[str, FunctionWorker] = {}
         for spec in functions(template).values():
             if spec.routes:
-                self.workers[spec.logical_id] = FunctionWorker(spec)
+                self.workers[spec.logical_id] = FunctionWorker(spec, environment)
             for route in spec.routes:
                 self.routes.setdefault(route.path, {})[route.method] = spec.logical_id
 

@@ -7,6 +7,7 @@ the other functions: not Powertools' class-level state, not a module, not an env
 
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ class InvocationError(Exception):
 
 
 def _serve(spec: FunctionSpec, environment: Mapping[str, str], connection: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent stops us
     os.environ.update(environment)
     sys.path[:0] = [str(spec.code_uri), str(LAYER)]
     handler = spec.load()

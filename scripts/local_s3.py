@@ -35,7 +35,7 @@ def free_port(host: str, preferred: int) -> int:
 
 
 class LocalS3Flow:
-    def __init__(self, host: str = "127.0.0.1", port: int = 5000) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 5000, environment: dict[str, str] | None = None) -> None:
         template = load_template()
         parameters = parameter_defaults(template)
         (chunker,) = [spec for spec in functions(template).values() if "S3" in _event_types(spec.properties)]
@@ -67,7 +67,7 @@ class LocalS3Flow:
                 ]
             },
         )
-        self.worker = FunctionWorker(chunker, {**CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint})
+        self.worker = FunctionWorker(chunker, {**(environment or {}), **CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint})
         self._stopping = threading.Event()
         self._poller = threading.Thread(target=self._deliver, daemon=True, name="s3-events")
         self._poller.start()

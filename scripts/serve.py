@@ -19,14 +19,22 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=3000)
     parser.add_argument("--s3-port", type=int, default=5000)
+    parser.add_argument("--log-level", default="WARNING", help="the functions' Powertools log level (default WARNING)")
     parser.add_argument("--auth-mode", choices=["API_KEY", "IAM", "NONE"], help="default: the template's AuthMode")
     args = parser.parse_args()
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
-    api = LocalApi(auth_mode=args.auth_mode, api_key=os.environ.get("TEXT_TOOLS_API_KEY"))
-    flow = LocalS3Flow(args.host, args.s3_port)
+    quiet = {"POWERTOOLS_LOG_LEVEL": args.log_level, "POWERTOOLS_METRICS_DISABLED": "true"}
+    api = LocalApi(auth_mode=args.auth_mode, api_key=os.environ.get("TEXT_TOOLS_API_KEY"), environment=quiet)
+    flow = LocalS3Flow(args.host, args.s3_port, environment=quiet)
     server = make_server(args.host, args.port, api)
+
+    def stop(_signal: int, _frame: FrameType | None) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    # Set explicitly: a shell that starts a job in the background leaves SIGINT ignored.
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
     base = f"http://{args.host}:{server.server_address[1]}"
     print(f"Text tools, local (Ctrl-C stops)\n\nAPI          {base}")
     for path in sorted(api.routes):
@@ -42,14 +50,8 @@ def main() -> None:
         f"  then:      aws --endpoint-url {flow.endpoint} s3 cp s3://{flow.bucket}/chunks/doc.md.json -\n", flush=True
     )
 
-    def stop(_signal: int, _frame: FrameType | None) -> None:
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
         server.server_close()
         flow.stop()

@@ -2,6 +2,10 @@
 
 import http.client
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -11,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from scripts.lambda_runtime import ROOT
 from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest, make_server
 from scripts.local_s3 import LocalS3Flow
 from tests.conftest import TOOL_IDS, descriptor
@@ -212,3 +217,25 @@ def test_s3_flow_keeps_an_event_that_keeps_failing(flow: LocalS3Flow) -> None:
         flow.attempts = attempts
     messages = flow.sqs.receive_message(QueueUrl=flow.failure_queue, WaitTimeSeconds=1)["Messages"]
     assert json.loads(messages[0]["Body"])["requestPayload"] == event
+
+
+def test_make_serve_starts_and_stops_cleanly_on_ctrl_c() -> None:
+    """The real entry point: banner with the endpoints, then Ctrl-C (SIGINT to the group) stops it all."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scripts.serve", "--port", "0", "--s3-port", "5200"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("src/core", "src/handlers", "."))},
+    )  # fmt: skip
+    assert process.stdout is not None
+    banner = []
+    for line in process.stdout:
+        banner.append(line)
+        if line.startswith("S3 endpoint"):
+            break
+    text = "".join(banner)
+    assert "API key:" in text
+    assert "/docs" in text
+    assert "bucket text-tools-documents-" in text
+    os.killpg(process.pid, signal.SIGINT)
+    assert process.wait(timeout=30) == 0
+    assert "stopped" in process.stdout.read()
