@@ -19,7 +19,7 @@ from texttools import (
     paragraphs_split,
 )
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, MAX_SAFE_INTEGER, PARAGRAPHS_SPLIT
-from texttools.lines import LineCounter, newline_view
+from texttools.lines import line_numbers, newline_view
 from texttools.models import DelimiterChunkOutput
 
 
@@ -28,8 +28,7 @@ def spans(result: DelimiterChunkOutput) -> list[tuple[int, int, int, int, str]]:
 
 
 def lines_of(text: str, *positions: int) -> list[int]:
-    counter = LineCounter(newline_view(text))
-    return [counter.line_at(p) for p in positions]
+    return line_numbers(newline_view(text), list(positions))
 
 
 # --- line numbers -------------------------------------------------------------------------------

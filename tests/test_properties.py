@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from tests import reference
 from texttools import UnclosedStartMarker, delimiter_chunk, extract_between, paragraphs_split
-from texttools.lines import LineCounter, newline_view
+from texttools.lines import line_numbers, newline_view
 
 PIECES = ["\r", "\n", "\r\n", " ", "\t", "a", "b", "é", "😀", "\x0b", "\x0c", "\x85", "\u2028", "\u2029", "ab", "\n\n"]
 pieces = st.sampled_from(PIECES)
@@ -27,9 +27,8 @@ def text_with_needle(draw: st.DrawFn) -> tuple[str, str]:
 
 @given(texts, st.lists(st.integers(0, 60), max_size=8))
 def test_line_numbers_match_reference(text: str, positions: list[int]) -> None:
-    counter = LineCounter(newline_view(text))
-    for pos in sorted(p for p in positions if p <= len(text)):
-        assert counter.line_at(pos) == reference.line(text, pos)
+    queries = sorted(p for p in positions if p <= len(text))
+    assert line_numbers(newline_view(text), queries) == [reference.line(text, pos) for pos in queries]
 
 
 @given(text_with_needle(), st.integers(-1, 6))

@@ -52,20 +52,20 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
     metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "TextTools"))
     app = APIGatewayRestResolver()
 
-    def respond(status: int, code: str, body: str, headers: dict[str, str] | None = None) -> Response[str]:
+    def respond(status: int, code: str, body: bytes, headers: dict[str, str] | None = None) -> Response[str]:
         # Per request, not a default dimension: Powertools shares metric state between the
-        # instances of one process, and the local server runs every function in one.
+        # Metrics instances of one process (the tests run the three functions in one).
         metrics.add_dimension(name="tool", value=tool.id)
         metrics.add_metric(name=code, unit=MetricUnit.Count, value=1)
         logger.info("request answered", status=status, code=code, response_bytes=len(body))
-        return Response(status_code=status, content_type=JSON, body=body, headers=headers)
+        return Response(status_code=status, content_type=JSON, body=body.decode(), headers=headers)
 
     def error_response(error: ToolError, headers: dict[str, str] | None = None) -> Response[str]:
         payload: dict[str, Any] = {"code": error.code, "message": error.message}
         if error.details:
             payload["details"] = error.details
         payload["request_id"] = app.current_event.request_context.request_id
-        return respond(error.status, error.code, encode_json({"error": payload}).decode(), headers)
+        return respond(error.status, error.code, encode_json({"error": payload}), headers)
 
     @app.post(tool.execute_url)
     def execute() -> Response[str]:
@@ -76,7 +76,7 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
             tool.max_body_bytes,
         )
         logger.append_keys(request_size=len(body))
-        return respond(200, "ok", tool.execute(body).decode())
+        return respond(200, "ok", tool.execute(body))
 
     @app.exception_handler(ToolError)
     def known_error(error: ToolError) -> Response[str]:

@@ -36,24 +36,3 @@ def line_numbers(view: str, positions: list[int]) -> list[int]:
     """
     counts = map(view.count, repeat("\n"), chain((0,), positions), positions)
     return list(accumulate(counts, initial=1))[1:]
-
-
-class LineCounter:
-    """Answers ``line(pos)`` for positions asked in non-decreasing order.
-
-    Each query counts only the stretch since the previous one, so numbering every chunk of a
-    text costs one pass over it however many chunks there are.
-    """
-
-    __slots__ = ("_line", "_pos", "_view")
-
-    def __init__(self, view: str) -> None:
-        self._view = view
-        self._pos = 0
-        self._line = 1
-
-    def line_at(self, pos: int) -> int:
-        """Line number of the character at ``pos`` (``pos`` never below the previous query)."""
-        self._line += self._view.count("\n", self._pos, pos)
-        self._pos = pos
-        return self._line

@@ -9,7 +9,7 @@ model machinery at cold start); ``texttools.fields`` validates, and a test keeps
 
 from typing import Annotated, Any, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, with_config
+from pydantic import BaseModel, ConfigDict, Field, create_model, with_config
 
 from .fields import DELIMITER_CHUNK_INPUT, EXTRACT_BETWEEN_INPUT, PARAGRAPHS_SPLIT_INPUT, REQUIRED, InputField
 from .limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
@@ -90,8 +90,3 @@ class ParagraphsSplitOutput(TypedDict):
     paragraph_count: NonNegative
     line_count_total: NonNegative
     paragraphs: Annotated[list[Paragraph], Field(max_length=PARAGRAPHS_SPLIT.max_paragraphs)]
-
-
-def json_schema(model: Any) -> dict[str, Any]:
-    """JSON Schema of an input model or output TypedDict, as the descriptors publish them."""
-    return TypeAdapter(model).json_schema()
