@@ -13,6 +13,10 @@ from types import FrameType
 from scripts.local_api import LocalApi, make_server
 from scripts.local_s3 import LocalS3Flow
 
+LOCAL_API_KEY = "local-key"
+"""The local server's default key: the server listens on loopback only, and a fixed key keeps the
+README's curl lines pasteable. Deployed stacks get a generated key."""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -24,7 +28,8 @@ def main() -> None:
     args = parser.parse_args()
 
     quiet = {"POWERTOOLS_LOG_LEVEL": args.log_level, "POWERTOOLS_METRICS_DISABLED": "true"}
-    api = LocalApi(auth_mode=args.auth_mode, api_key=os.environ.get("TEXT_TOOLS_API_KEY"), environment=quiet)
+    api_key = os.environ.get("TEXT_TOOLS_API_KEY", LOCAL_API_KEY)
+    api = LocalApi(auth_mode=args.auth_mode, api_key=api_key, environment=quiet)
     flow = LocalS3Flow(args.host, args.s3_port, environment=quiet)
     server = make_server(args.host, args.port, api)
 
@@ -40,7 +45,7 @@ def main() -> None:
     for path in sorted(api.routes):
         print(f"  POST       {base}{path}")
     if api.auth_mode == "API_KEY":
-        print(f"  API key:   {api.api_key}  (send it as the x-api-key header; fix it with TEXT_TOOLS_API_KEY)")
+        print(f"  API key:   {api.api_key}  (send it as the x-api-key header; set another with TEXT_TOOLS_API_KEY)")
     elif api.auth_mode == "IAM":
         print("  IAM mode:  send a SigV4 Authorization header (not verified locally)")
     print(f"Docs         {base}/docs  (OpenAPI: {base}/openapi.json)")

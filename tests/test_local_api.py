@@ -18,6 +18,7 @@ import pytest
 from scripts.lambda_runtime import ROOT
 from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest, make_server
 from scripts.local_s3 import LocalS3Flow
+from scripts.serve import LOCAL_API_KEY
 from tests.conftest import TOOL_IDS, descriptor
 from texttools import paragraphs_split
 
@@ -73,6 +74,10 @@ def test_each_route_answers_its_descriptor_examples(base_url: str, tool_id: str)
         assert status == 200
         assert headers["Content-Type"] == JSON
         assert json.loads(body) == example["output"]
+
+
+def test_readme_quick_start_uses_the_local_key() -> None:
+    assert f"curl -H 'x-api-key: {LOCAL_API_KEY}'" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_readme_quick_start_request(base_url: str) -> None:
@@ -233,7 +238,7 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c() -> None:
         if line.startswith("S3 endpoint"):
             break
     text = "".join(banner)
-    assert "API key:" in text
+    assert f"API key:   {LOCAL_API_KEY}" in text
     assert "/docs" in text
     assert "bucket text-tools-documents-" in text
     os.killpg(process.pid, signal.SIGINT)
