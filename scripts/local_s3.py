@@ -38,8 +38,12 @@ class LocalS3Flow:
     def __init__(self, host: str = "127.0.0.1", port: int = 5000, environment: dict[str, str] | None = None) -> None:
         template = load_template()
         parameters = parameter_defaults(template)
-        (chunker,) = [spec for spec in functions(template).values() if "S3" in _event_types(spec.properties)]
-        (trigger,) = [e["Properties"] for e in chunker.properties["Events"].values() if e["Type"] == "S3"]
+        ((chunker, trigger),) = [
+            (spec, event["Properties"])
+            for spec in functions(template).values()
+            for event in spec.properties.get("Events", {}).values()
+            if event["Type"] == "S3"
+        ]
         self.attempts = 1 + int(parameters["ChunkRetryAttempts"])
         self.bucket = f"{parameters['DocumentsBucketPrefix']}-{DEFAULT_ACCOUNT_ID}-{REGION}"
 
@@ -106,7 +110,3 @@ class LocalS3Flow:
         self._poller.join(timeout=5)
         self.worker.stop()
         self._server.stop()
-
-
-def _event_types(properties: dict[str, Any]) -> set[str]:
-    return {event["Type"] for event in properties.get("Events", {}).values()}

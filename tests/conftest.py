@@ -4,7 +4,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -111,3 +111,32 @@ def log_lines(capsys: pytest.CaptureFixture[str]) -> Callable[[], list[str]]:
         return capsys.readouterr().out.splitlines()
 
     return read
+
+
+TEST_API_KEY = "local-test-key"
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """The local API (``make serve``'s, API_KEY mode with ``TEST_API_KEY``) on a free port."""
+    import threading
+
+    from scripts.local_api import LocalApi, make_server
+
+    api = LocalApi(auth_mode="API_KEY", api_key=TEST_API_KEY)
+    server = make_server("127.0.0.1", 0, api)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    api.stop()
+
+
+def outcomes(s3: Any, bucket: str) -> dict[str, str]:
+    """Each object the chunker wrote, with its outcome: ``ok`` or the error code."""
+    written = {}
+    for item in s3.list_objects_v2(Bucket=bucket).get("Contents", []):
+        if not item["Key"].startswith("incoming/"):
+            body = json.loads(s3.get_object(Bucket=bucket, Key=item["Key"])["Body"].read())
+            written[item["Key"]] = body["error"]["code"] if "error" in body else "ok"
+    return written

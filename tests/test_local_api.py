@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -16,28 +15,16 @@ from typing import Any
 import pytest
 
 from scripts.lambda_runtime import ROOT
-from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest, make_server
+from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
-from tests.conftest import TOOL_IDS, descriptor
+from tests.conftest import TEST_API_KEY, TOOL_IDS, descriptor
 from texttools import paragraphs_split
 
 JSON = "application/json"
-API_KEY = "local-test-key"
+API_KEY = TEST_API_KEY
 EXTRACT = descriptor("text-extract-between")["execute_url"]
 PARAGRAPHS = descriptor("text-paragraphs-split")["execute_url"]
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    api = LocalApi(auth_mode="API_KEY", api_key=API_KEY)
-    server = make_server("127.0.0.1", 0, api)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    api.stop()
 
 
 @pytest.fixture(scope="module")

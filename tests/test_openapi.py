@@ -1,8 +1,6 @@
 """openapi.json: current, equal to the descriptors' schemas, and honoured by the running API."""
 
 import json
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,13 +14,11 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from scripts.lambda_runtime import ROOT
-from scripts.local_api import LocalApi, make_server
 from scripts.openapi import OPENAPI, render
-from tests.conftest import TOOL_IDS, descriptor
+from tests.conftest import TEST_API_KEY, TOOL_IDS, descriptor
 
 DOCUMENT = json.loads(OPENAPI.read_text(encoding="utf-8"))
 ANNOTATIONS = {"title", "description", "default", "examples"}
-API_KEY = "contract-test-key"
 
 
 def test_api_key_security_is_documented() -> None:
@@ -96,17 +92,6 @@ def test_error_responses_document_the_api_error_shape(tool_id: str) -> None:
         assert resolved(responses[status]["content"]["application/json"]["schema"]) == error_body
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    api = LocalApi(auth_mode="API_KEY", api_key=API_KEY)
-    server = make_server("127.0.0.1", 0, api)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    api.stop()
-
-
 schema = schemathesis.openapi.from_path(ROOT / "openapi.json")
 
 
@@ -116,6 +101,6 @@ def test_api_honours_its_contract(case: schemathesis.Case[Any], base_url: str) -
     """Generated requests, valid and invalid: never a 5xx, never a response outside the document."""
     case.call_and_validate(
         base_url=base_url,
-        headers={"x-api-key": API_KEY},
+        headers={"x-api-key": TEST_API_KEY},
         checks=[not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance],
     )

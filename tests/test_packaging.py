@@ -15,6 +15,7 @@ import pytest
 
 from scripts.lambda_runtime import ROOT, functions
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
+from tests.conftest import outcomes
 
 RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
 """What the Lambda Python runtime itself provides (the AWS SDK): never in the layer, given here."""
@@ -121,11 +122,7 @@ def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: P
                "AWS_DEFAULT_REGION": "us-east-1"}  # fmt: skip
         report = run_built(build_dir, CHUNK_FUNCTION, [str(ROOT / s.path) for s in s3_samples()], env, str(runtime_sdk))
         assert report["site_packages"] == []
-        written = {}
-        for item in s3.list_objects_v2(Bucket=SAMPLE_BUCKET)["Contents"]:
-            if not item["Key"].startswith("incoming/"):
-                body = json.loads(s3.get_object(Bucket=SAMPLE_BUCKET, Key=item["Key"])["Body"].read())
-                written[item["Key"]] = body["error"]["code"] if "error" in body else "ok"
+        written = outcomes(s3, SAMPLE_BUCKET)
     finally:
         server.stop()
     assert written == expected
