@@ -19,7 +19,7 @@ from texttools import (
     paragraphs_split,
 )
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, MAX_SAFE_INTEGER, PARAGRAPHS_SPLIT
-from texttools.lines import line_numbers, newline_view
+from texttools.lines import line_view
 from texttools.models import DelimiterChunkOutput
 
 
@@ -28,7 +28,8 @@ def spans(result: DelimiterChunkOutput) -> list[tuple[int, int, int, int, str]]:
 
 
 def lines_of(text: str, *positions: int) -> list[int]:
-    return line_numbers(newline_view(text), list(positions))
+    view = line_view(text)
+    return [1 + view.count("\n", 0, position) for position in positions]
 
 
 # --- line numbers -------------------------------------------------------------------------------

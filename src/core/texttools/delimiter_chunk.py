@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add, sub
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInput, TooManyChunks
 from .limits import DELIMITER_CHUNK
-from .lines import line_numbers, newline_view
+from .lines import line_view
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .models import Chunk, DelimiterChunkOutput
 
 
@@ -17,27 +20,37 @@ def delimiter_chunk(text: str, delimiter: str, max_splits: int = -1) -> Delimite
     """Split ``text`` on every (or the first ``max_splits``) occurrence of ``delimiter``; -1 is no limit.
 
     Matching code points equals matching UTF-16 code units here, because neither string holds a
-    lone surrogate, so ``str.split`` is the descriptor's rule exactly. The chunk count is known
-    from ``str.count`` before anything is built, so an oversplit input costs one scan.
+    lone surrogate, so ``str.split`` is the descriptor's rule exactly. The split itself is capped
+    at the chunk limit, so an oversplit input costs one bounded scan. Every per-chunk step below
+    (lengths, offsets, newline counts) is a ``map`` or ``accumulate``: the loop runs in C.
     """
     if not delimiter:
         raise InvalidInput("The delimiter must not be empty.", [{"field": "delimiter", "problem": "must not be empty"}])
-    occurrences = text.count(delimiter)
-    splits = occurrences if max_splits < 0 else min(occurrences, max_splits)
-    if splits + 1 > DELIMITER_CHUNK.max_chunks:
-        raise TooManyChunks(f"The text would split into more than {DELIMITER_CHUNK.max_chunks} chunks.")
+    limit = DELIMITER_CHUNK.max_chunks
+    parts = text.split(delimiter, limit if max_splits < 0 or max_splits > limit else max_splits)
+    if len(parts) > limit:
+        raise TooManyChunks(f"The text would split into more than {limit} chunks.")
 
-    parts = text.split(delimiter, max_splits)
-    step = len(delimiter)
-    # Each chunk starts one delimiter after the previous chunk's end.
-    ends = list(accumulate((len(part) + step for part in parts), initial=-step))[1:]
-    starts = [end - len(part) for end, part in zip(ends, parts, strict=True)]
-    # An empty chunk's end line is its start line: ask for its start twice.
-    lines = line_numbers(newline_view(text), [p for s, e in zip(starts, ends, strict=True) for p in (s, max(s, e - 1))])
+    lengths = list(map(len, parts))
+    starts = list(accumulate(map(add, lengths, repeat(len(delimiter))), initial=0))
+    ends = list(map(add, starts, lengths))
+    view = line_view(text)
+    newline = repeat("\n")
+    gaps: Iterable[int]
+    if view is text:  # each delimiter occurrence holds the same line endings
+        view_parts, gaps = parts, repeat(delimiter.count("\n"))
+    else:  # a lone CR may be the delimiter's, or a CR next to it may pair with its LF
+        view_parts = list(map(view.__getitem__, map(slice, starts, ends)))
+        gaps = map(view.count, newline, ends, starts[1:])
+    inside = list(map(str.count, view_parts, newline))
+    start_lines = list(accumulate(map(add, inside, gaps), initial=1))
+    # A chunk ending in LF ends on the line that LF closes; an empty chunk ends where it starts.
+    end_lines = map(sub, map(add, start_lines, inside), map(str.endswith, view_parts, newline))
+    # starts and start_lines run one past the last chunk: zip stops at the chunks.
     chunks: list[Chunk] = [
         {"index": index, "start": start, "end": end, "start_line": first, "end_line": last, "text": part}
         for index, start, end, first, last, part in zip(
-            range(len(parts)), starts, ends, lines[::2], lines[1::2], parts, strict=True
+            range(len(parts)), starts, ends, start_lines, end_lines, parts, strict=False
         )
     ]
     return {"chunk_count": len(chunks), "delimiter_count": len(chunks) - 1, "chunks": chunks}

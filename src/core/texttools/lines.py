@@ -5,34 +5,21 @@ A line ending is LF, CR not followed by LF, or CRLF (one ending, which ends afte
 U+2028 and U+2029 are not endings, which is why ``str.splitlines`` is not used.
 """
 
-from itertools import accumulate, chain, repeat
+import re
 
+_LONE_CR = re.compile(r"\r(?!\n)")
 CR_FILLER = " "
-"""What a CRLF's CR becomes in the newline view: not an ending, and blank (a space)."""
+"""What a CRLF's CR becomes in a copied view: not an ending, and blank (a space)."""
 
 
-def newline_view(text: str) -> str:
-    """``text`` with each line ending's last character as ``\\n`` and nothing else as ``\\n``.
+def line_view(text: str) -> str:
+    """A same-length string in which each line ending's last character, and nothing else, is LF.
 
-    Same length and offsets as ``text``: a CRLF becomes space + LF (one ending, ending after its
-    LF, so a boundary between CR and LF is handled by plain counting), a lone CR becomes LF. Line
-    numbers are then ``1 + view.count("\\n", 0, pos)``, one C-speed call, and blank lines stay blank.
+    Then ``line(pos) = 1 + view.count("\\n", 0, pos)``: one C-speed call, and a CRLF split
+    between its CR and LF still counts once, after the LF. A text with no lone CR (the usual
+    case, CRLF included) is its own view, with no copy; otherwise each lone CR becomes LF and each
+    CRLF's CR a space, so blank lines stay blank.
     """
-    if "\r" not in text:
+    if _LONE_CR.search(text) is None:
         return text
     return text.replace("\r\n", CR_FILLER + "\n").replace("\r", "\n")
-
-
-def count_line_endings(view: str) -> int:
-    """How many line endings the text of this newline view holds."""
-    return view.count("\n")
-
-
-def line_numbers(view: str, positions: list[int]) -> list[int]:
-    """``line(pos)`` for each of ``positions`` (non-decreasing), each stretch counted once.
-
-    ``map`` over the bound ``str.count`` and ``accumulate`` keep the loop in C, which matters
-    for thousands of chunks.
-    """
-    counts = map(view.count, repeat("\n"), chain((0,), positions), positions)
-    return list(accumulate(counts, initial=1))[1:]
