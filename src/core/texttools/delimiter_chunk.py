@@ -27,7 +27,7 @@ def delimiter_chunk(text: str, delimiter: str, max_splits: int = -1) -> Delimite
     if not delimiter:
         raise InvalidInput("The delimiter must not be empty.", [{"field": "delimiter", "problem": "must not be empty"}])
     limit = DELIMITER_CHUNK.max_chunks
-    parts = text.split(delimiter, limit if max_splits < 0 or max_splits > limit else max_splits)
+    parts = text.split(delimiter, limit if max_splits < 0 else min(max_splits, limit))
     if len(parts) > limit:
         raise TooManyChunks(f"The text would split into more than {limit} chunks.")
 
