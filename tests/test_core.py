@@ -126,6 +126,9 @@ def test_max_splits_bounds_the_chunk_count() -> None:
     assert delimiter_chunk(text, ",", DELIMITER_CHUNK.max_chunks - 1)["chunk_count"] == DELIMITER_CHUNK.max_chunks
     with pytest.raises(TooManyChunks):
         delimiter_chunk(text, ",", DELIMITER_CHUNK.max_chunks)
+    with pytest.raises(TooManyChunks):
+        delimiter_chunk(text, ",", MAX_SAFE_INTEGER)
+    assert delimiter_chunk("a,b", ",", MAX_SAFE_INTEGER)["chunk_count"] == 2
 
 
 # --- text-extract-between -------------------------------------------------------------------------
