@@ -3,7 +3,6 @@
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -126,16 +125,3 @@ def test_alarm_topic_is_optional(default_stack: dict[str, Any]) -> None:
         assert with_topic["Resources"][name]["Properties"]["AlarmActions"] == [topic]
         assert with_topic["Resources"][name]["Properties"]["OKActions"] == [topic]
         assert "AlarmActions" not in default_stack["Resources"][name]["Properties"]
-
-
-def bounded(seconds: float) -> Any:
-    """A generous deadline for work that must stay bounded (quadratic work would take minutes)."""
-
-    class Deadline:
-        def __enter__(self) -> None:
-            self.started = time.monotonic()
-
-        def __exit__(self, *_: object) -> None:
-            assert time.monotonic() - self.started < seconds
-
-    return Deadline()
