@@ -18,8 +18,8 @@ _SEPARATOR = re.compile(r"(\n[ \t\r\n]*(?:\n|\Z))")
 """In the line view (every ending's last character is its only LF): a line ending and the blank
 lines after it, the last one possibly unended. Only space and tab make a line blank; a CR left
 in the view is always the first half of the CRLF that ends its line. The literal LF prefix lets
-the scan skip from LF to LF, and the possessive run of blanks is never backtracked into, so the
-scan stays linear.
+the scan skip from LF to LF; from each LF the whitespace run is scanned once and given back only
+to its last LF, so the scan stays linear.
 """
 
 
@@ -34,7 +34,8 @@ def paragraphs_split(text: str) -> ParagraphsSplitOutput:
     view = line_view(text)
     pieces = _SEPARATOR.split("\n" + view)
     # The added LF opens the first paragraph, or (if the text starts blank) the first separator.
-    pieces[0 if pieces[0] else 1] = pieces[0 if pieces[0] else 1][1:]
+    opened = 0 if pieces[0] else 1
+    pieces[opened] = pieces[opened][1:]
     line_at = list(accumulate(map(str.count, pieces, repeat("\n")), initial=1))
     offsets = list(accumulate(map(len, pieces), initial=0))
     # Pieces alternate paragraph, separator, ...; only the first and last paragraph can be empty.
