@@ -17,11 +17,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from benchmarks.workloads import chunk_count_text, largest_requests, mixed_text, pathological
 from scripts.lambda_runtime import ROOT, LocalContext, api_event
 from texttools import TOOLS
+from texttools.codec import decode_json
 
 RESULTS = ROOT / "benchmarks" / "results.json"
 HANDLER_MODULES = {
@@ -64,23 +66,31 @@ def paired_medians(first: Callable[[], object], second: Callable[[], object]) ->
     return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
 
 
+def floor_scan(tool_id: str, request: dict[str, Any]) -> list[str]:
+    """The floor's one C-speed scan: ``str.split``, or the ``find`` loop of extract-between."""
+    text: str = request["text"]
+    if tool_id != "text-extract-between":
+        return text.split(request.get("delimiter", "\n\n"))
+    found: list[str] = []
+    pos, start, end = 0, request["start"], request["end"]
+    while len(found) <= request["max_matches"] and (at := text.find(start, pos)) >= 0:
+        close = text.find(end, at + len(start))
+        found.append(text[at + len(start) : close])
+        pos = close + len(end)
+    return found
+
+
+def floor_write(output: dict[str, Any]) -> str:
+    return json.dumps(output, ensure_ascii=False, separators=(",", ":"))
+
+
 def floor_work(tool_id: str, body: str, output: dict[str, Any]) -> Callable[[], object]:
     """What any implementation must do: parse the request (a ``str``, as the proxy event holds it),
     one C-speed scan, write the output (compact, non-ASCII as itself)."""
 
     def work() -> object:
-        request = json.loads(body)
-        text = request["text"]
-        if tool_id == "text-extract-between":
-            found: list[str] = []
-            pos, start, end = 0, request["start"], request["end"]
-            while len(found) <= request["max_matches"] and (at := text.find(start, pos)) >= 0:
-                close = text.find(end, at + len(start))
-                found.append(text[at + len(start) : close])
-                pos = close + len(end)
-        else:
-            text.split(request.get("delimiter", "\n\n"))
-        return json.dumps(output, ensure_ascii=False, separators=(",", ":"))
+        floor_scan(tool_id, json.loads(body))
+        return floor_write(output)
 
     return work
 
@@ -112,6 +122,61 @@ def warm_rows() -> list[dict[str, Any]]:
         pieces = len(output.get("chunks", output.get("paragraphs", output.get("matches", []))))
         rows.append({"tool": tool_id, "request_bytes": len(body), "pieces": pieces, "floor_ms": floor,
                      "warm_ms": warm, "ratio": warm / floor})  # fmt: skip
+    return rows
+
+
+Step = tuple[str, Callable[[Any], Any]]
+
+
+def step_medians(chains: dict[str, tuple[list[Step], object]]) -> dict[str, dict[str, float]]:
+    """Median ms of each step of each chain; every run starts each chain afresh from its first
+    value, and the chains alternate, so drift on a noisy machine hits them alike."""
+    times: dict[str, dict[str, list[float]]] = {
+        side: {name: [] for name, _ in steps} for side, (steps, _) in chains.items()
+    }
+    for run in range(WARMUP + RUNS):
+        for side, (steps, first) in chains.items():
+            value = first
+            for name, step in steps:
+                started = time.perf_counter()
+                value = step(value)  # the previous value is freed inside the step's time
+                if run >= WARMUP:
+                    times[side][name].append(time.perf_counter() - started)
+            del value
+    return {side: {name: statistics.median(t) * 1000 for name, t in steps.items()} for side, steps in times.items()}
+
+
+def stage_rows() -> list[dict[str, Any]]:
+    """Where the time goes on each side of the warm ratio, so the gap can be explained from here.
+
+    The handler's remainder (Powertools routing, the log line, the metric, the proxy response)
+    is its full median minus the sum of its steps' medians.
+    """
+    rows = []
+    for tool_id, request in largest_requests().items():
+        tool = TOOLS[tool_id]
+        body = json.dumps(request, ensure_ascii=False)
+        handler = handler_work(tool_id, body.encode())
+        output = json.loads(handler()["body"])
+
+        def write(_: object, output: dict[str, Any] = output) -> str:
+            return floor_write(output)
+
+        def call(_: object, handler: Callable[[], dict[str, Any]] = handler) -> dict[str, Any]:
+            return handler()
+
+        medians = step_medians({
+            "floor": ([("json.loads", json.loads), ("scan", partial(floor_scan, tool_id)), ("json.dumps", write)], body),
+            "handler": ([("parse JSON", decode_json), ("validate (UTF-8 size)", tool.parse), ("run", tool.run),
+                         ("orjson encode", tool.encode), ("bytes to str", bytes.decode)], body),
+            "full handler": ([("full handler", call)], None),
+        })  # fmt: skip
+        ours = medians["handler"]
+        ours["Powertools and adapter"] = medians["full handler"]["full handler"] - sum(ours.values())
+        for side in ("floor", "handler"):
+            steps = medians[side]
+            rows += [{"tool": tool_id, "side": side, "step": step, "ms": ms} for step, ms in steps.items()]
+            rows.append({"tool": tool_id, "side": side, "step": "total", "ms": sum(steps.values())})
     return rows
 
 
@@ -244,6 +309,8 @@ def main() -> None:
         ("warm", "Warm: full lambda_handler vs floor (json.loads + one scan + json.dumps)", warm_rows,
          [("tool", "<24"), ("request_bytes", ">13"), ("pieces", ">7"), ("floor_ms", ">9.2f"), ("warm_ms", ">8.2f"),
           ("ratio", ">6.2f")]),
+        ("stages", "Where the warm time goes (median ms of each step)", stage_rows,
+         [("tool", "<24"), ("side", "<8"), ("step", "<24"), ("ms", ">8.2f")]),
         ("cold", "Cold: import handler + first small request vs bare stack import (fresh interpreters)", cold_rows,
          [("tool", "<24"), ("bare_stack_ms", ">14.1f"), ("cold_ms", ">8.1f"), ("ratio", ">6.2f")]),
         ("memory", "Peak RSS serving the largest request", memory_rows, [("tool", "<24"), ("peak_rss_mb", ">12.1f")]),
