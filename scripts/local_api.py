@@ -98,10 +98,11 @@ class LocalApi:
         for worker in self.workers.values():
             worker.stop()
 
-    def gateway_answer(self, response_type: str, request_id: str) -> Answer:
+    def gateway_answer(self, response_type: str, request_id: str, status: int | None = None) -> Answer:
+        """A gateway response of the template; one without a ``StatusCode`` keeps ``status``."""
         configured = self.gateway_responses[response_type]
         body = configured["ResponseTemplates"]["application/json"].replace("$context.requestId", request_id)
-        return int(configured["StatusCode"]), {"Content-Type": "application/json"}, body.encode()
+        return int(configured.get("StatusCode", status)), {"Content-Type": "application/json"}, body.encode()
 
     def handle(self, request: LocalRequest) -> Answer:
         by_method = self.routes.get(request.path, {})
@@ -125,7 +126,7 @@ class LocalApi:
         try:
             response = self.workers[function].invoke(event)
         except Exception:
-            return 502, {"Content-Type": "application/json"}, self.gateway_answer("DEFAULT_5XX", request.request_id)[2]
+            return self.gateway_answer("DEFAULT_5XX", request.request_id, status=502)  # Lambda failed: 502
         payload = response.get("body") or ""
         raw = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
         headers = dict(response.get("headers") or {})

@@ -16,6 +16,7 @@ import pytest
 
 from scripts.lambda_runtime import ROOT
 from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest
+from scripts.local_functions import InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
 from tests.conftest import TEST_API_KEY, TOOL_IDS, descriptor
@@ -132,6 +133,24 @@ def test_other_auth_modes(mode: str, headers: dict[str, str], status: int) -> No
     try:
         request = LocalRequest("POST", PARAGRAPHS, {k: [v] for k, v in headers.items()}, b'{"text":"a"}')
         assert api.handle(request)[0] == status
+    finally:
+        api.stop()
+
+
+def test_a_failing_function_is_api_gateways_502_in_the_error_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    api = LocalApi(auth_mode="NONE")
+    try:
+
+        def fail(_event: dict[str, Any]) -> Any:
+            raise InvocationError("ParagraphsSplitFunction raised RuntimeError")
+
+        monkeypatch.setattr(api.workers["ParagraphsSplitFunction"], "invoke", fail)
+        request = LocalRequest("POST", PARAGRAPHS, {}, b'{"text":"a"}', request_id="r-1")
+        status, headers, raw = api.handle(request)
+        assert (status, headers["Content-Type"]) == (502, JSON)
+        assert json.loads(raw) == {
+            "error": {"code": "internal_error", "message": "The service failed unexpectedly.", "request_id": "r-1"}
+        }
     finally:
         api.stop()
 
