@@ -63,12 +63,12 @@ class Output:
 def chunk_document(source: Source, content: bytes | None, metadata: Mapping[str, str]) -> Output:
     """The output object for one document: ``chunks/<name>.json`` or ``errors/<name>.json``.
 
-    ``content`` is ``None`` when the document was too large to download. ``metadata`` is the
+    ``content`` is ``None`` when ``too_large_to_read`` kept it from being downloaded. ``metadata`` is the
     object's user metadata over the deployment's defaults. The bytes depend only on these
     arguments, so a retried event writes the same object again.
     """
     try:
-        if content is None or too_large_to_read(source.size):
+        if content is None:
             raise InputTooLarge(f"The document is larger than {LARGEST_TEXT_BYTES} bytes.")
         tool, parameters = tool_and_parameters(metadata)
         params = tool.parse({"text": decode_document(content), **parameters})
