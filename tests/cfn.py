@@ -11,7 +11,7 @@ from samcli.lib.cfn_language_extensions.models import PseudoParameterValues
 from samcli.yamlhelper import yaml_parse
 from samtranslator.translator.transform import transform
 
-from scripts.lambda_runtime import TEMPLATE
+from scripts.lambda_runtime import TEMPLATE, parameter_defaults
 
 PSEUDO = {"AWS::Region": "us-east-1", "AWS::AccountId": "123456789012", "AWS::Partition": "aws"}
 
@@ -24,7 +24,7 @@ class _NoManagedPolicies:
 def deployed(**parameters: str) -> dict[str, Any]:
     """The CloudFormation resources the stack would create with these parameter values."""
     template = yaml_parse(TEMPLATE.read_text(encoding="utf-8"))
-    values = {name: str(spec.get("Default", "")) for name, spec in template["Parameters"].items()} | parameters
+    values = parameter_defaults(template) | parameters
     pseudo = PseudoParameterValues(region="us-east-1", account_id="123456789012", stack_name="text-tools")
     processed = process_template(template, parameter_values=values, pseudo_parameters=pseudo)
     processed["Transform"] = "AWS::Serverless-2016-10-31"
