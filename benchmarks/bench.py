@@ -254,6 +254,31 @@ def memory_rows() -> list[dict[str, Any]]:
     return rows
 
 
+GC_AFTER_INIT = """
+import gc, time
+import {module}
+frozen = gc.get_freeze_count()
+started = time.perf_counter(); gc.collect(); deployed = time.perf_counter() - started
+gc.unfreeze()
+gc.collect(); started = time.perf_counter(); gc.collect(); unfrozen = time.perf_counter() - started
+print(frozen, deployed * 1000, unfrozen * 1000)
+"""
+"""A warm function's full garbage collection, as deployed (init frozen) and without the freeze."""
+
+
+def gc_rows() -> list[dict[str, Any]]:
+    rows = []
+    for module in (*HANDLER_MODULES.values(), "s3_chunk"):
+        result = subprocess.run(
+            [sys.executable, "-c", GC_AFTER_INIT.format(module=module)], capture_output=True, text=True, check=True,
+            env={**ENV, "AWS_DEFAULT_REGION": "us-east-1"}, cwd=ROOT,
+        )  # fmt: skip
+        frozen, deployed, unfrozen = result.stdout.split()
+        rows.append({"function": module, "frozen_objects": int(frozen), "full_gc_ms": float(deployed),
+                     "unfrozen_full_gc_ms": float(unfrozen)})  # fmt: skip
+    return rows
+
+
 def run_ms(tool_id: str, request: dict[str, Any]) -> tuple[float, int]:
     work = handler_work(tool_id, json.dumps(request, ensure_ascii=False).encode())
     return median_ms(work, runs=9, warmup=1), work()["statusCode"]
@@ -314,6 +339,8 @@ def main() -> None:
         ("cold", "Cold: import handler + first small request vs bare stack import (fresh interpreters)", cold_rows,
          [("tool", "<24"), ("bare_stack_ms", ">14.1f"), ("cold_ms", ">8.1f"), ("ratio", ">6.2f")]),
         ("memory", "Peak RSS serving the largest request", memory_rows, [("tool", "<24"), ("peak_rss_mb", ">12.1f")]),
+        ("gc", "Full garbage collection in a warm function: init frozen (as deployed) vs not", gc_rows,
+         [("function", "<24"), ("frozen_objects", ">14"), ("full_gc_ms", ">10.2f"), ("unfrozen_full_gc_ms", ">19.2f")]),
         ("scaling", "Scaling (full handler, median ms)", scaling_rows,
          [("case", "<30"), ("tool", "<22"), ("ms", ">8.2f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),

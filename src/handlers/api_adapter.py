@@ -8,6 +8,7 @@ outcome metric per request.
 
 import base64
 import binascii
+import gc
 import os
 from collections.abc import Callable
 from typing import Any
@@ -98,6 +99,9 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         return app.resolve(event, context)
 
+    # The end of the function's init: what the imports made lives as long as the process, so a
+    # full garbage collection need not walk it again (4 ms per full collection, ``make bench``).
+    gc.freeze()
     return lambda_handler
 
 

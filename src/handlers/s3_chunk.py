@@ -6,6 +6,7 @@ of S3 itself (throttling, 5xx, a failed write) raises after the other records ar
 Lambda retries the event and, when retries run out, the OnFailure queue keeps it.
 """
 
+import gc
 import os
 from urllib.parse import unquote_plus
 
@@ -102,3 +103,8 @@ def fetch(source: Source) -> tuple[bytes, dict[str, str]]:
     else:
         response = s3.get_object(Bucket=source.bucket, Key=source.key, IfMatch=source.etag)
     return response["Body"].read(), {k.lower(): v for k, v in response.get("Metadata", {}).items()}
+
+
+# The end of the function's init: boto3's objects live as long as the process, so a full garbage
+# collection need not walk them again (30 ms per full collection, ``make bench``).
+gc.freeze()
