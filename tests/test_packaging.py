@@ -5,7 +5,6 @@ paths besides the standard library: nothing from the source tree or the dev envi
 """
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from scripts.lambda_runtime import ROOT, functions
+from scripts.sam_build import as_lambda_extracts, sam_build
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
 from tests.conftest import outcomes
 
@@ -59,16 +59,7 @@ def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str
 
 @pytest.fixture(scope="module")
 def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sam = shutil.which("sam")
-    assert sam, "sam is installed by make install"
-    target = tmp_path_factory.mktemp("sam") / "build"
-    arch = os.environ.get("HOST_ARCH") or ("arm64" if os.uname().machine in ("aarch64", "arm64") else "x86_64")
-    subprocess.run(
-        [sam, "build", "--template-file", str(ROOT / "template.yaml"), "--build-dir", str(target),
-         "--parameter-overrides", f"Architecture={arch}"],
-        cwd=ROOT, check=True, capture_output=True, env={**os.environ, "SAM_CLI_TELEMETRY": "0"},
-    )  # fmt: skip
-    return target
+    return sam_build(tmp_path_factory.mktemp("sam") / "build")
 
 
 def test_layer_holds_the_core_one_level_down_and_no_aws_sdk(build_dir: Path) -> None:
@@ -78,6 +69,51 @@ def test_layer_holds_the_core_one_level_down_and_no_aws_sdk(build_dir: Path) -> 
         assert (layer / package).is_dir(), package
     assert not (layer / "boto3").exists()
     assert not (layer / "botocore").exists()
+
+
+def test_the_layer_holds_both_architectures_extension_modules(build_dir: Path) -> None:
+    """SAM does not tell the layer's makefile which architecture the template chose."""
+    layer = build_dir / "CoreLayer" / "python"
+    extensions = [path.relative_to(layer).as_posix() for path in layer.rglob("*.so")]
+    per_arch = {arch: {name.removesuffix(f"-{arch}-linux-gnu.so") for name in extensions
+                       if name.endswith(f"-{arch}-linux-gnu.so")} for arch in ("x86_64", "aarch64")}  # fmt: skip
+    assert {"orjson/orjson.cpython-313", "pydantic_core/_pydantic_core.cpython-313"} <= per_arch["x86_64"]
+    assert per_arch["x86_64"] == per_arch["aarch64"]
+    assert len(extensions) == 2 * len(per_arch["x86_64"])  # none that only one architecture could load
+
+
+COMPILED_FROM_SOURCE = """
+import importlib.machinery, json, sys
+function_dir, layer_dir, runtime_dir, module = sys.argv[1:5]
+sys.path[:0] = [function_dir, layer_dir, runtime_dir]
+compiled = []
+source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+def counted(self, data, path, **options):
+    compiled.append(path)
+    return source_to_code(self, data, path, **options)
+importlib.machinery.SourceFileLoader.source_to_code = counted
+__import__(module)
+print(json.dumps([path for path in compiled if path.startswith(layer_dir)]))
+"""
+"""Imports a built function and prints the layer modules that had to be compiled from source."""
+
+
+def test_the_layer_runs_from_its_bytecode_as_lambda_extracts_it(
+    build_dir: Path, runtime_sdk: Path, tmp_path: Path
+) -> None:
+    """On Lambda the layer is read-only and every file is dated 1980 (SAM's zip): only hash-checked
+    bytecode is used there; any other module is compiled again on every cold start."""
+    layer = shutil.copytree(build_dir / "CoreLayer" / "python", tmp_path / "python", symlinks=True)
+    as_lambda_extracts(layer)
+    env = {"POWERTOOLS_SERVICE_NAME": "text-tools", "AWS_DEFAULT_REGION": "us-east-1", "PATH": ""}
+    for logical_id, spec in functions().items():
+        module = spec.handler.rpartition(".")[0]
+        result = subprocess.run(
+            [sys.executable, "-I", "-S", "-B", "-c", COMPILED_FROM_SOURCE, str(build_dir / logical_id), str(layer),
+             str(runtime_sdk), module],
+            capture_output=True, text=True, check=True, env=env,
+        )  # fmt: skip
+        assert json.loads(result.stdout) == [], logical_id
 
 
 @pytest.mark.parametrize("logical_id", list(dict.fromkeys(s.function for s in samples())))

@@ -100,7 +100,7 @@ def make_api_handler(tool: Tool) -> LambdaHandler:
         return app.resolve(event, context)
 
     # The end of the function's init: what the imports made lives as long as the process, so a
-    # full garbage collection need not walk it again (4 ms per full collection, ``make bench``).
+    # full garbage collection need not walk it again (4 to 8 ms a full collection, ``make bench``).
     gc.freeze()
     return lambda_handler
 

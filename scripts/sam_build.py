@@ -1,0 +1,34 @@
+"""``sam build`` as the tests and the benchmark run it, and the built files as Lambda extracts them."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from scripts.lambda_runtime import ROOT
+
+DOS_EPOCH = 315_532_800
+"""1980-01-01: SAM zips every file without a date, so this is each file's date on Lambda."""
+
+
+def host_architecture() -> str:
+    """The template's ``Architecture`` value that this machine can run (``make`` exports it)."""
+    return os.environ.get("HOST_ARCH") or ("arm64" if os.uname().machine in ("aarch64", "arm64") else "x86_64")
+
+
+def sam_build(target: Path) -> Path:
+    """The template built into ``target`` for this machine, without Docker; returns ``target``."""
+    sam = shutil.which("sam")
+    assert sam, "sam is installed by make install"
+    subprocess.run(
+        [sam, "build", "--template-file", str(ROOT / "template.yaml"), "--build-dir", str(target),
+         "--parameter-overrides", f"Architecture={host_architecture()}"],
+        cwd=ROOT, check=True, capture_output=True, env={**os.environ, "SAM_CLI_TELEMETRY": "0"},
+    )  # fmt: skip
+    return target
+
+
+def as_lambda_extracts(tree: Path) -> None:
+    """Date every file and directory under ``tree`` as Lambda's copy of SAM's zip has them."""
+    for path in (tree, *tree.rglob("*")):
+        os.utime(path, (DOS_EPOCH, DOS_EPOCH), follow_symlinks=False)
