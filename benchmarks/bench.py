@@ -41,7 +41,7 @@ ENV = {
     "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("src/core", "src/handlers")),
 }
 """Fresh interpreters use bytecode caches, as the dependencies in a layer built by pip have them."""
-RUNS, WARMUP, COLD_RUNS = 31, 3, 11
+RUNS, WARMUP, COLD_RUNS = 31, 3, 21
 NULL = open(os.devnull, "w")  # noqa: SIM115 (open for the whole run)
 
 

@@ -115,7 +115,7 @@ def test_api_functions_do_not_import_an_aws_sdk(module: str) -> None:
 @pytest.mark.parametrize("module", sorted({spec.handler.rpartition(".")[0] for spec in functions(TEMPLATE).values()}))
 def test_each_function_freezes_what_its_init_made(module: str) -> None:
     """Import-time objects live as long as the process: a full collection in a warm function must not
-    walk them again (``make bench``: 4 to 8 ms each time in an API function, 25 to 44 ms in the chunker)."""
+    walk them again (``make bench``: 4 to 8 ms each time in an API function, 25 to 50 ms in the chunker)."""
     code = f"import gc, {module}; print(gc.get_freeze_count(), len(gc.get_objects()))"
     path = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
     env = {**os.environ, "PYTHONPATH": path, "AWS_DEFAULT_REGION": "us-east-1"}

@@ -106,5 +106,5 @@ def fetch(source: Source) -> tuple[bytes, dict[str, str]]:
 
 
 # The end of the function's init: boto3's objects live as long as the process, so a full garbage
-# collection need not walk them again (25 to 44 ms a full collection, ``make bench``).
+# collection need not walk them again (25 to 50 ms a full collection, ``make bench``).
 gc.freeze()
