@@ -22,7 +22,7 @@ export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt
+$(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/core/constraints.txt
 	@if [ -x $(VENV)/bin/python ] && ! $(VENV)/bin/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))'; then \
 		echo "$(VENV) is not Python 3.13: recreating it"; rm -rf $(VENV); fi
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
