@@ -24,17 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.workloads import chunk_count_text, largest_requests, mixed_text, pathological
-from scripts.lambda_runtime import ROOT, LocalContext, api_event, functions
+from scripts.lambda_runtime import ROOT, LocalContext, api_event, function_serving, functions
 from scripts.sam_build import as_lambda_extracts, sam_build
 from texttools import TOOLS
 from texttools.codec import decode_json
 
 RESULTS = ROOT / "benchmarks" / "results.json"
-HANDLER_MODULES = {
-    "text-delimiter-chunk": "delimiter_chunk",
-    "text-extract-between": "extract_between",
-    "text-paragraphs-split": "paragraphs_split",
-}
+API_FUNCTIONS = {tool_id: function_serving(tool.execute_url) for tool_id, tool in TOOLS.items()}
+"""Each tool's function, as the template declares it."""
 os.environ.update(POWERTOOLS_SERVICE_NAME="text-tools", POWERTOOLS_METRICS_NAMESPACE="TextTools")
 ENV = {
     **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
@@ -100,7 +97,7 @@ def floor_work(tool_id: str, body: str, output: dict[str, Any]) -> Callable[[], 
 
 
 def handler_work(tool_id: str, body: bytes) -> Callable[[], dict[str, Any]]:
-    handler = __import__(HANDLER_MODULES[tool_id]).lambda_handler
+    handler = API_FUNCTIONS[tool_id].load()
     for log_handler in logging.getLogger(ENV["POWERTOOLS_SERVICE_NAME"]).handlers:
         if isinstance(log_handler, logging.StreamHandler):  # log lines are still formatted and written
             log_handler.setStream(NULL)
@@ -228,13 +225,13 @@ def fresh_medians(first: tuple[str, dict[str, str]], second: tuple[str, dict[str
 
 def cold_handler(tool_id: str) -> str:
     event = api_event("POST", TOOLS[tool_id].execute_url, SMALL[tool_id], {"Content-Type": "application/json"})
-    return COLD_HANDLER.format(module=HANDLER_MODULES[tool_id], event=repr(event))
+    return COLD_HANDLER.format(module=API_FUNCTIONS[tool_id].module, event=repr(event))
 
 
 def cold_rows() -> list[dict[str, Any]]:
     subprocess.run([sys.executable, "-m", "compileall", "-q", "src"], check=True, cwd=ROOT, env=ENV)
     rows = []
-    for tool_id in HANDLER_MODULES:
+    for tool_id in API_FUNCTIONS:
         bare, cold = fresh_medians((BARE_STACK, ENV), (cold_handler(tool_id), ENV))
         rows.append({"tool": tool_id, "bare_stack_ms": bare, "cold_ms": cold, "ratio": cold / bare})
     return rows
@@ -244,16 +241,15 @@ def deployed_cold_rows() -> list[dict[str, Any]]:
     """The cold start as deployed: ``sam build``'s function and layer, read-only (no bytecode
     written) and dated as Lambda extracts SAM's zip; the layer as built (hash-checked bytecode)
     beside the same layer without its bytecode, which is what SAM's own python3.13 builder ships."""
-    logical_ids = {spec.handler.rpartition(".")[0]: logical_id for logical_id, spec in functions().items()}
+    env = {**ENV, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory() as tmp:
         build = sam_build(Path(tmp) / "build")
         layer = build / "CoreLayer" / "python"
         source_only = shutil.copytree(layer, Path(tmp) / "source-only", ignore=shutil.ignore_patterns("__pycache__"))
         as_lambda_extracts(Path(tmp))
         rows = []
-        for tool_id, module in HANDLER_MODULES.items():
-            function_dir = build / logical_ids[module]
-            env = {**ENV, "PYTHONDONTWRITEBYTECODE": "1"}
+        for tool_id, spec in API_FUNCTIONS.items():
+            function_dir = build / spec.logical_id
             source, built = fresh_medians(
                 (cold_handler(tool_id), {**env, "PYTHONPATH": f"{function_dir}{os.pathsep}{source_only}"}),
                 (cold_handler(tool_id), {**env, "PYTHONPATH": f"{function_dir}{os.pathsep}{layer}"}),
@@ -278,8 +274,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 def memory_rows() -> list[dict[str, Any]]:
     rows = []
     for tool_id, request in largest_requests().items():
-        module = HANDLER_MODULES[tool_id]
-        code = PEAK_RSS.format(module=module, url=TOOLS[tool_id].execute_url)
+        code = PEAK_RSS.format(module=API_FUNCTIONS[tool_id].module, url=TOOLS[tool_id].execute_url)
         result = subprocess.run(
             [sys.executable, "-c", code], input=json.dumps(request, ensure_ascii=False), capture_output=True,
             text=True, check=True, env=ENV, cwd=ROOT,
@@ -302,7 +297,7 @@ print(frozen, deployed * 1000, unfrozen * 1000)
 
 def gc_rows() -> list[dict[str, Any]]:
     rows = []
-    for module in (*HANDLER_MODULES.values(), "s3_chunk"):
+    for module in (spec.module for spec in functions().values()):
         result = subprocess.run(
             [sys.executable, "-c", GC_AFTER_INIT.format(module=module)], capture_output=True, text=True, check=True,
             env={**ENV, "AWS_DEFAULT_REGION": "us-east-1"}, cwd=ROOT,

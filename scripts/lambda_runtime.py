@@ -155,10 +155,18 @@ class FunctionSpec:
     environment: dict[str, str] = field(default_factory=dict)
     properties: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def module(self) -> str:
+        """The handler's module (``Handler`` is ``<module>.<attribute>``)."""
+        return self.handler.rpartition(".")[0]
+
+    @property
+    def attribute(self) -> str:
+        return self.handler.rpartition(".")[2]
+
     def load(self) -> Handler:
         """Import the handler as Lambda would (code dir and layer on ``sys.path``)."""
-        module_name, _, attribute = self.handler.rpartition(".")
-        handler: Handler = getattr(importlib.import_module(module_name), attribute)
+        handler: Handler = getattr(importlib.import_module(self.module), self.attribute)
         return handler
 
 
@@ -220,3 +228,9 @@ def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSp
             logical_id, ROOT / properties["CodeUri"], properties["Handler"], routes, environment, properties
         )
     return specs
+
+
+def function_serving(path: str, template: Mapping[str, Any] | None = None) -> FunctionSpec:
+    """The function of the template that API Gateway sends ``path`` to."""
+    (spec,) = [spec for spec in functions(template).values() if any(route.path == path for route in spec.routes)]
+    return spec

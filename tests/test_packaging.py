@@ -47,10 +47,10 @@ chunker) the runtime's SDK on ``sys.path``; prints the API outcomes and any site
 
 
 def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str, str], runtime_dir: str = "") -> dict:  # type: ignore[type-arg]
-    module, _, attribute = functions()[logical_id].handler.rpartition(".")
+    spec = functions()[logical_id]
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-c", RUN_BUILT, str(build_dir / logical_id),
-         str(build_dir / "CoreLayer" / "python"), runtime_dir, module, attribute],
+         str(build_dir / "CoreLayer" / "python"), runtime_dir, spec.module, spec.attribute],
         input=json.dumps(events), capture_output=True, text=True, check=True,
         env={"POWERTOOLS_SERVICE_NAME": "text-tools", "POWERTOOLS_METRICS_NAMESPACE": "TextTools", "PATH": "", **env},
     )  # fmt: skip
@@ -107,10 +107,9 @@ def test_the_layer_runs_from_its_bytecode_as_lambda_extracts_it(
     as_lambda_extracts(layer)
     env = {"POWERTOOLS_SERVICE_NAME": "text-tools", "AWS_DEFAULT_REGION": "us-east-1", "PATH": ""}
     for logical_id, spec in functions().items():
-        module = spec.handler.rpartition(".")[0]
         result = subprocess.run(
             [sys.executable, "-I", "-S", "-B", "-c", COMPILED_FROM_SOURCE, str(build_dir / logical_id), str(layer),
-             str(runtime_sdk), module],
+             str(runtime_sdk), spec.module],
             capture_output=True, text=True, check=True, env=env,
         )  # fmt: skip
         assert json.loads(result.stdout) == [], logical_id

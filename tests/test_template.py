@@ -98,29 +98,31 @@ def test_outputs_name_the_base_url_and_each_execute_url() -> None:
     assert outputs["ApiBaseUrl"]["Value"]["Fn::Sub"].endswith("/${StageName}")
 
 
-@pytest.mark.parametrize("module", sorted({spec.handler.rpartition(".")[0] for spec in API_FUNCTIONS.values()}))
+def fresh_import(module: str, report: str) -> str:
+    """What ``report`` prints in a new interpreter that has just imported ``module`` from the source tree."""
+    path = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
+    env = {**os.environ, "PYTHONPATH": path, "AWS_DEFAULT_REGION": "us-east-1"}
+    code = f"import gc, sys, {module}; {report}"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+
+
+@pytest.mark.parametrize("module", sorted({spec.module for spec in API_FUNCTIONS.values()}))
 def test_api_functions_do_not_import_an_aws_sdk(module: str) -> None:
     """boto3 and botocore cost cold-start time; the API functions never touch AWS services.
 
     Powertools itself imports the bare ``botocore`` package (to hook its user agent), nothing under it.
     """
-    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))"
-    path = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": path}
-    )
-    assert result.stdout.strip() in ("[]", "['botocore']")
+    report = "print(sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))"
+    assert fresh_import(module, report).strip() in ("[]", "['botocore']")
 
 
-@pytest.mark.parametrize("module", sorted({spec.handler.rpartition(".")[0] for spec in functions(TEMPLATE).values()}))
+@pytest.mark.parametrize("module", sorted({spec.module for spec in functions(TEMPLATE).values()}))
 def test_each_function_freezes_what_its_init_made(module: str) -> None:
     """Import-time objects live as long as the process: a full collection in a warm function must not
     walk them again (``make bench``: 4 to 8 ms each time in an API function, 25 to 50 ms in the chunker)."""
-    code = f"import gc, {module}; print(gc.get_freeze_count(), len(gc.get_objects()))"
-    path = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
-    env = {**os.environ, "PYTHONPATH": path, "AWS_DEFAULT_REGION": "us-east-1"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    frozen, still_tracked = map(int, result.stdout.split())
+    frozen, still_tracked = map(
+        int, fresh_import(module, "print(gc.get_freeze_count(), len(gc.get_objects()))").split()
+    )
     assert frozen > 10_000
     assert still_tracked < frozen / 100
 
