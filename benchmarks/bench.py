@@ -32,7 +32,8 @@ from texttools.codec import decode_json
 RESULTS = ROOT / "benchmarks" / "results.json"
 API_FUNCTIONS = {tool_id: function_serving(tool.execute_url) for tool_id, tool in TOOLS.items()}
 """Each tool's function, as the template declares it."""
-os.environ.update(POWERTOOLS_SERVICE_NAME="text-tools", POWERTOOLS_METRICS_NAMESPACE="TextTools")
+(FUNCTION_ENVIRONMENT,) = {frozenset(spec.environment.items()) for spec in API_FUNCTIONS.values()}
+"""The API functions' one environment (the template's Globals), which ``main`` runs the bench in."""
 ENV = {
     **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("src/core", "src/handlers")),
@@ -98,7 +99,7 @@ def floor_work(tool_id: str, body: str, output: dict[str, Any]) -> Callable[[], 
 
 def handler_work(tool_id: str, body: bytes) -> Callable[[], dict[str, Any]]:
     handler = API_FUNCTIONS[tool_id].load()
-    for log_handler in logging.getLogger(ENV["POWERTOOLS_SERVICE_NAME"]).handlers:
+    for log_handler in logging.getLogger(os.environ["POWERTOOLS_SERVICE_NAME"]).handlers:
         if isinstance(log_handler, logging.StreamHandler):  # log lines are still formatted and written
             log_handler.setStream(NULL)
     event = api_event("POST", TOOLS[tool_id].execute_url, body.decode(), {"Content-Type": "application/json"})
@@ -308,6 +309,41 @@ def gc_rows() -> list[dict[str, Any]]:
     return rows
 
 
+ALLOCATOR = """
+import json, resource
+from benchmarks.bench import handler_work, median_ms
+from benchmarks.workloads import largest_requests
+work = handler_work("{tool_id}", json.dumps(largest_requests()["{tool_id}"], ensure_ascii=False).encode())
+ms = median_ms(work)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(10):
+    work()
+print(ms, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 10)
+"""
+"""One function's process serving its largest request warm: median ms and page faults a request."""
+ALLOCATOR_RUNS = 5
+
+
+def allocator_rows() -> list[dict[str, Any]]:
+    """Each tool's function in a process of its own, as on Lambda, with the template's
+    ``GLIBC_TUNABLES`` and with glibc's defaults, alternated so that drift hits both alike."""
+    default_env = {name: value for name, value in ENV.items() if name != "GLIBC_TUNABLES"}
+    rows = []
+    for tool_id in API_FUNCTIONS:
+        runs: dict[str, list[tuple[float, float]]] = {"default": [], "tuned": []}
+        for _ in range(ALLOCATOR_RUNS):
+            for side, env in (("default", default_env), ("tuned", ENV)):
+                result = subprocess.run([sys.executable, "-c", ALLOCATOR.format(tool_id=tool_id)], capture_output=True,
+                                        text=True, check=True, env=env, cwd=ROOT)  # fmt: skip
+                ms, faults = result.stdout.split()
+                runs[side].append((float(ms), float(faults)))
+        default_ms, tuned_ms = (statistics.median(ms for ms, _ in runs[side]) for side in ("default", "tuned"))
+        rows.append({"tool": tool_id, "default_ms": default_ms, "tuned_ms": tuned_ms, "ratio": tuned_ms / default_ms,
+                     "default_faults": statistics.median(f for _, f in runs["default"]),
+                     "tuned_faults": statistics.median(f for _, f in runs["tuned"])})  # fmt: skip
+    return rows
+
+
 def run_ms(tool_id: str, request: dict[str, Any]) -> tuple[float, int]:
     work = handler_work(tool_id, json.dumps(request, ensure_ascii=False).encode())
     return median_ms(work, runs=9, warmup=1), work()["statusCode"]
@@ -354,7 +390,16 @@ def peer_rows() -> list[dict[str, Any]]:
     ]
 
 
+def in_function_environment() -> None:
+    """Re-run in the functions' environment when this process lacks any of it: glibc reads
+    ``GLIBC_TUNABLES`` only when a process starts."""
+    if any(os.environ.get(name) != value for name, value in FUNCTION_ENVIRONMENT):
+        environment = {**os.environ, **dict(FUNCTION_ENVIRONMENT)}
+        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.bench"], environment)  # noqa: S606 (this bench)
+
+
 def main() -> None:
+    in_function_environment()
     results: dict[str, Any] = {
         "machine": f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}"
     }
@@ -370,6 +415,9 @@ def main() -> None:
         ("deployed", "Cold as deployed: sam build's layer without bytecode (SAM's python builder) vs as built",
          deployed_cold_rows, [("tool", "<24"), ("source_layer_ms", ">16.1f"), ("built_layer_ms", ">15.1f"),
                               ("ratio", ">6.2f")]),
+        ("allocator", "Warm in a function's own process: glibc defaults vs the template's GLIBC_TUNABLES",
+         allocator_rows, [("tool", "<24"), ("default_ms", ">10.2f"), ("tuned_ms", ">8.2f"), ("ratio", ">6.2f"),
+                          ("default_faults", ">14.0f"), ("tuned_faults", ">12.0f")]),
         ("memory", "Peak RSS serving the largest request", memory_rows, [("tool", "<24"), ("peak_rss_mb", ">12.1f")]),
         ("gc", "Full garbage collection in a warm function: init frozen (as deployed) vs not", gc_rows,
          [("function", "<24"), ("frozen_objects", ">14"), ("full_gc_ms", ">10.2f"), ("unfrozen_full_gc_ms", ">19.2f")]),
