@@ -10,17 +10,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.lambda_runtime import ROOT, api_event, s3_event
-from texttools import DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL, Tool
+from scripts.lambda_runtime import ROOT, api_event, function_serving, load_template, s3_event
+from texttools import DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL, TOOLS, Tool
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
 
 EVENTS = ROOT / "events"
 SEEDS = ROOT / "spec" / "seeds"
-FUNCTIONS = {
-    "DelimiterChunkFunction": DELIMITER_CHUNK_TOOL,
-    "ExtractBetweenFunction": EXTRACT_BETWEEN_TOOL,
-    "ParagraphsSplitFunction": PARAGRAPHS_SPLIT_TOOL,
-}
+_TEMPLATE = load_template()
+FUNCTIONS = {function_serving(tool.execute_url, _TEMPLATE).logical_id: tool for tool in TOOLS.values()}
+"""Each API function's logical id and its tool, as the template routes them."""
+FUNCTION_OF = {tool.id: logical_id for logical_id, tool in FUNCTIONS.items()}
 JSON_HEADERS = {"Content-Type": "application/json"}
 
 
@@ -109,7 +108,9 @@ def samples() -> list[Sample]:
                 "method_not_allowed",
             )
         )
-    delimiter, extract, paragraphs = FUNCTIONS
+    delimiter, extract, paragraphs = (
+        FUNCTION_OF[tool.id] for tool in (DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL)
+    )
     found += [
         Sample(
             delimiter,
