@@ -209,9 +209,16 @@ SMALL = {
 }
 
 
+def fresh_output(code: str, env: dict[str, str] = ENV, stdin: str | None = None) -> list[str]:
+    """The words of the last line that a fresh interpreter running ``code`` prints."""
+    result = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True, text=True, check=True,
+                            env=env, cwd=ROOT)  # fmt: skip
+    return result.stdout.strip().splitlines()[-1].split()
+
+
 def fresh_ms(code: str, env: dict[str, str] = ENV) -> float:
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT)
-    return float(result.stdout.strip().splitlines()[-1])
+    (ms,) = fresh_output(code, env)
+    return float(ms)
 
 
 def fresh_medians(first: tuple[str, dict[str, str]], second: tuple[str, dict[str, str]]) -> tuple[float, float]:
@@ -276,11 +283,8 @@ def memory_rows() -> list[dict[str, Any]]:
     rows = []
     for tool_id, request in largest_requests().items():
         code = PEAK_RSS.format(module=API_FUNCTIONS[tool_id].module, url=TOOLS[tool_id].execute_url)
-        result = subprocess.run(
-            [sys.executable, "-c", code], input=json.dumps(request, ensure_ascii=False), capture_output=True,
-            text=True, check=True, env=ENV, cwd=ROOT,
-        )  # fmt: skip
-        rows.append({"tool": tool_id, "peak_rss_mb": float(result.stdout.strip().splitlines()[-1])})
+        (peak_mb,) = fresh_output(code, stdin=json.dumps(request, ensure_ascii=False))
+        rows.append({"tool": tool_id, "peak_rss_mb": float(peak_mb)})
     return rows
 
 
@@ -299,11 +303,8 @@ print(frozen, deployed * 1000, unfrozen * 1000)
 def gc_rows() -> list[dict[str, Any]]:
     rows = []
     for module in (spec.module for spec in functions().values()):
-        result = subprocess.run(
-            [sys.executable, "-c", GC_AFTER_INIT.format(module=module)], capture_output=True, text=True, check=True,
-            env={**ENV, "AWS_DEFAULT_REGION": "us-east-1"}, cwd=ROOT,
-        )  # fmt: skip
-        frozen, deployed, unfrozen = result.stdout.split()
+        frozen, deployed, unfrozen = fresh_output(GC_AFTER_INIT.format(module=module),
+                                                  {**ENV, "AWS_DEFAULT_REGION": "us-east-1"})  # fmt: skip
         rows.append({"function": module, "frozen_objects": int(frozen), "full_gc_ms": float(deployed),
                      "unfrozen_full_gc_ms": float(unfrozen)})  # fmt: skip
     return rows
@@ -333,9 +334,7 @@ def allocator_rows() -> list[dict[str, Any]]:
         runs: dict[str, list[tuple[float, float]]] = {"default": [], "tuned": []}
         for _ in range(ALLOCATOR_RUNS):
             for side, env in (("default", default_env), ("tuned", ENV)):
-                result = subprocess.run([sys.executable, "-c", ALLOCATOR.format(tool_id=tool_id)], capture_output=True,
-                                        text=True, check=True, env=env, cwd=ROOT)  # fmt: skip
-                ms, faults = result.stdout.split()
+                ms, faults = fresh_output(ALLOCATOR.format(tool_id=tool_id), env)
                 runs[side].append((float(ms), float(faults)))
         default_ms, tuned_ms = (statistics.median(ms for ms, _ in runs[side]) for side in ("default", "tuned"))
         rows.append({"tool": tool_id, "default_ms": default_ms, "tuned_ms": tuned_ms, "ratio": tuned_ms / default_ms,

@@ -43,7 +43,8 @@ loaded = sorted({m.__file__.split("/site-packages/")[0] for m in sys.modules.val
 print(json.dumps({"outcomes": outcomes, "site_packages": loaded}))
 """
 """Runs a built function on sample events with only its directory, the layer and (for the
-chunker) the runtime's SDK on ``sys.path``; prints the API outcomes and any site-packages used."""
+chunker) the runtime's SDK on ``sys.path``, in the environment the template gives it; prints the
+API outcomes and any site-packages used."""
 
 
 def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str, str], runtime_dir: str = "") -> dict:  # type: ignore[type-arg]
@@ -52,7 +53,7 @@ def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str
         [sys.executable, "-I", "-S", "-c", RUN_BUILT, str(build_dir / logical_id),
          str(build_dir / "CoreLayer" / "python"), runtime_dir, spec.module, spec.attribute],
         input=json.dumps(events), capture_output=True, text=True, check=True,
-        env={"POWERTOOLS_SERVICE_NAME": "text-tools", "POWERTOOLS_METRICS_NAMESPACE": "TextTools", "PATH": "", **env},
+        env={**spec.environment, "PATH": "", **env},
     )  # fmt: skip
     return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -105,12 +106,12 @@ def test_the_layer_runs_from_its_bytecode_as_lambda_extracts_it(
     bytecode is used there; any other module is compiled again on every cold start."""
     layer = shutil.copytree(build_dir / "CoreLayer" / "python", tmp_path / "python", symlinks=True)
     as_lambda_extracts(layer)
-    env = {"POWERTOOLS_SERVICE_NAME": "text-tools", "AWS_DEFAULT_REGION": "us-east-1", "PATH": ""}
     for logical_id, spec in functions().items():
         result = subprocess.run(
             [sys.executable, "-I", "-S", "-B", "-c", COMPILED_FROM_SOURCE, str(build_dir / logical_id), str(layer),
              str(runtime_sdk), spec.module],
-            capture_output=True, text=True, check=True, env=env,
+            capture_output=True, text=True, check=True,
+            env={**spec.environment, "AWS_DEFAULT_REGION": "us-east-1", "PATH": ""},
         )  # fmt: skip
         assert json.loads(result.stdout) == [], logical_id
 
