@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import accumulate, repeat
-from operator import add, sub
+from operator import sub
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInput, TooManyChunks
@@ -11,8 +11,6 @@ from .limits import DELIMITER_CHUNK
 from .lines import line_view
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from .models import Chunk, DelimiterChunkOutput
 
 
@@ -31,26 +29,28 @@ def delimiter_chunk(text: str, delimiter: str, max_splits: int = -1) -> Delimite
     if len(parts) > limit:
         raise TooManyChunks(f"The text would split into more than {limit} chunks.")
 
-    lengths = list(map(len, parts))
-    starts = list(accumulate(map(add, lengths, repeat(len(delimiter))), initial=0))
-    ends = list(map(add, starts, lengths))
+    # Chunks and delimiters alternate, as paragraphs and separators do in paragraphs_split: one
+    # running sum of their lengths gives every start and end, one of their LF counts every line.
+    pieces = 2 * len(parts) - 1
+    lengths = [len(delimiter)] * pieces
+    lengths[0::2] = map(len, parts)
+    offsets = list(accumulate(lengths, initial=0))
+    starts, ends = offsets[0::2], offsets[1::2]
     view = line_view(text)
     newline = repeat("\n")
-    gaps: Iterable[int]
     if view is text:  # each delimiter occurrence holds the same line endings
-        view_parts, gaps = parts, repeat(delimiter.count("\n"))
+        view_parts, newlines = parts, [delimiter.count("\n")] * pieces
     else:  # a lone CR may be the delimiter's, or a CR next to it may pair with its LF
-        view_parts = list(map(view.__getitem__, map(slice, starts, ends)))
-        gaps = map(view.count, newline, ends, starts[1:])
-    inside = list(map(str.count, view_parts, newline))
-    start_lines = list(accumulate(map(add, inside, gaps), initial=1))
+        view_parts, newlines = list(map(view.__getitem__, map(slice, starts, ends))), [0] * pieces
+        newlines[1::2] = map(view.count, newline, ends, starts[1:])
+    newlines[0::2] = map(str.count, view_parts, newline)
+    line_at = list(accumulate(newlines, initial=1))
     # A chunk ending in LF ends on the line that LF closes; an empty chunk ends where it starts.
-    end_lines = map(sub, map(add, start_lines, inside), map(str.endswith, view_parts, newline))
-    # starts and start_lines run one past the last chunk: zip stops at the chunks.
+    end_lines = map(sub, line_at[1::2], map(str.endswith, view_parts, newline))
     chunks: list[Chunk] = [
         {"index": index, "start": start, "end": end, "start_line": first, "end_line": last, "text": part}
         for index, start, end, first, last, part in zip(
-            range(len(parts)), starts, ends, start_lines, end_lines, parts, strict=False
+            range(len(parts)), starts, ends, line_at[0::2], end_lines, parts, strict=True
         )
     ]
     return {"chunk_count": len(chunks), "delimiter_count": len(chunks) - 1, "chunks": chunks}
