@@ -350,16 +350,12 @@ def run_ms(tool_id: str, request: dict[str, Any]) -> tuple[float, int]:
 
 def scaling_rows() -> list[dict[str, Any]]:
     rows = []
-    for size in (16 * 1024, 64 * 1024, 256 * 1024):
-        text = mixed_text(min(size, 262_144))
+    texts = {f"{size // 1024} KiB": mixed_text(min(size, 262_144)) for size in (16 * 1024, 64 * 1024, 256 * 1024)}
+    texts |= {f"{chunks} chunks": chunk_count_text(chunks) for chunks in (100, 1000, 10_000)}
+    for case, text in texts.items():
         for tool_id, extra in (("text-delimiter-chunk", {"delimiter": "\n\n"}), ("text-paragraphs-split", {})):
             ms, status = run_ms(tool_id, {"text": text, **extra})
-            rows.append({"case": f"{size // 1024} KiB", "tool": tool_id, "ms": ms, "status": status})
-    for chunks in (100, 1000, 10_000):
-        text = chunk_count_text(chunks)
-        for tool_id, extra in (("text-delimiter-chunk", {"delimiter": "\n\n"}), ("text-paragraphs-split", {})):
-            ms, status = run_ms(tool_id, {"text": text, **extra})
-            rows.append({"case": f"{chunks} chunks", "tool": tool_id, "ms": ms, "status": status})
+            rows.append({"case": case, "tool": tool_id, "ms": ms, "status": status})
     for name, (tool_id, request) in pathological().items():
         ms, status = run_ms(tool_id, request)
         rows.append({"case": name, "tool": tool_id, "ms": ms, "status": status})

@@ -1,7 +1,7 @@
 """The tool table and the one pipeline every caller runs: measure, parse, validate, run, encode."""
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
@@ -30,6 +30,12 @@ class Tool:
     run: Callable[[Params], Mapping[str, Any]]
     errors: tuple[type[ToolError], ...]
     """What the tool itself can fail with, beyond invalid or too large input (for the API docs)."""
+    max_body_bytes: int = field(init=False)
+    """The largest body a valid request can need (``limits.max_body_bytes``): every request reads it
+    twice (the adapter's base64 bound and ``execute``), so it is worked out once, from ``fields``."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_body_bytes", max_body_bytes(*self.byte_limits.values()))  # frozen
 
     @property
     def execute_url(self) -> str:
@@ -38,10 +44,6 @@ class Tool:
     @property
     def byte_limits(self) -> Mapping[str, int]:
         return field_byte_limits(self.fields)
-
-    @property
-    def max_body_bytes(self) -> int:
-        return max_body_bytes(*self.byte_limits.values())
 
     @property
     def input_model(self) -> Any:
