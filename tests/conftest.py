@@ -20,7 +20,8 @@ os.environ.update(
     AWS_SECRET_ACCESS_KEY="testing",
 )
 
-from scripts.lambda_runtime import LocalContext, api_event
+from scripts.lambda_runtime import Handler, LocalContext, api_event, function_serving
+from texttools import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "spec" / "seeds"
@@ -40,18 +41,15 @@ def invoke(handler: Callable[[dict[str, Any], Any], dict[str, Any]], event: dict
     return handler(event, LocalContext("test"))
 
 
+@cache
+def api_handler(tool_id: str) -> Handler:
+    """A tool's real ``lambda_handler``: the function's handler that the template routes its URL to."""
+    return function_serving(TOOLS[tool_id].execute_url).load()
+
+
 @pytest.fixture
 def post() -> Callable[..., dict[str, Any]]:
     """POST a body through a tool's real ``lambda_handler`` and return the proxy response."""
-    import delimiter_chunk
-    import extract_between
-    import paragraphs_split
-
-    handlers = {
-        "text-delimiter-chunk": delimiter_chunk.lambda_handler,
-        "text-extract-between": extract_between.lambda_handler,
-        "text-paragraphs-split": paragraphs_split.lambda_handler,
-    }
 
     def send(
         tool_id: str,
@@ -69,7 +67,7 @@ def post() -> Callable[..., dict[str, Any]]:
             request_id="req-1",
             **options,
         )
-        return invoke(handlers[tool_id], event)
+        return invoke(api_handler(tool_id), event)
 
     return send
 

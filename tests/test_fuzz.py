@@ -8,7 +8,7 @@ import importlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import boto3
@@ -17,18 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-import delimiter_chunk
-import extract_between
-import paragraphs_split
 from scripts.lambda_runtime import LocalContext, api_event, s3_event
+from tests.conftest import TOOL_IDS, api_handler
 
 EXAMPLES = int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-HANDLERS: dict[str, Callable[..., dict[str, Any]]] = {
-    "text-delimiter-chunk": delimiter_chunk.lambda_handler,
-    "text-extract-between": extract_between.lambda_handler,
-    "text-paragraphs-split": paragraphs_split.lambda_handler,
-}
 API_STATUSES = {200, 400, 404, 405, 413, 415, 422}
 CODES = {
     400: {"invalid_input"}, 404: {"not_found"}, 405: {"method_not_allowed"}, 413: {"input_too_large"},
@@ -71,7 +64,7 @@ def assert_well_formed(response: dict[str, Any]) -> None:
 
 @FUZZ
 @given(
-    tool=st.sampled_from(sorted(HANDLERS)),
+    tool=st.sampled_from(TOOL_IDS),
     body=bodies,
     raw=st.binary(max_size=200),
     use_raw=st.booleans(),
@@ -91,14 +84,14 @@ def test_any_request_gets_an_api_answer(
         headers["Content-Type"] = content_type
     payload: str | bytes = raw if use_raw else body
     event = api_event(method, f"/v1/tools/{tool}/versions/1.0.0/execute", payload, headers, base64_body=base64_body)
-    assert_well_formed(HANDLERS[tool](event, LocalContext("fuzz")))
+    assert_well_formed(api_handler(tool)(event, LocalContext("fuzz")))
 
 
 @FUZZ
 @given(path=st.text(max_size=40), method=methods)
 def test_any_path_gets_an_api_answer(path: str, method: str) -> None:
     event = api_event(method, "/" + path, "{}", {"Content-Type": "application/json"})
-    assert_well_formed(HANDLERS["text-paragraphs-split"](event, LocalContext("fuzz")))
+    assert_well_formed(api_handler("text-paragraphs-split")(event, LocalContext("fuzz")))
 
 
 class Deadline:
@@ -137,7 +130,7 @@ def test_crafted_worst_cases_are_answered_quickly(case: str) -> None:
     body, status, code = CRAFTED[case]
     event = api_event("POST", "/v1/tools/text-delimiter-chunk/versions/1.0.0/execute", body, {})
     with Deadline(5):
-        response = HANDLERS["text-delimiter-chunk"](event, LocalContext("crafted"))
+        response = api_handler("text-delimiter-chunk")(event, LocalContext("crafted"))
     assert_well_formed(response)
     assert response["statusCode"] == status
     assert (json.loads(response["body"]).get("error") or {"code": "ok"})["code"] == code
