@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.workloads import chunk_count_text, largest_requests, mixed_text, pathological
-from scripts.lambda_runtime import ROOT, LocalContext, api_event, function_serving, functions
+from scripts.lambda_runtime import ROOT, SOURCE_PYTHONPATH, LocalContext, api_event, function_serving, functions
 from scripts.sam_build import as_lambda_extracts, sam_build
 from texttools import TOOLS
 from texttools.codec import decode_json
@@ -36,7 +36,7 @@ API_FUNCTIONS = {tool_id: function_serving(tool.execute_url) for tool_id, tool i
 """The API functions' one environment (the template's Globals), which ``main`` runs the bench in."""
 ENV = {
     **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("src/core", "src/handlers")),
+    "PYTHONPATH": SOURCE_PYTHONPATH,
 }
 """Fresh interpreters use bytecode caches, as the dependencies in a layer built by pip have them."""
 RUNS, WARMUP, COLD_RUNS = 31, 3, 21

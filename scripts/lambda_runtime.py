@@ -6,6 +6,7 @@ functions, for the local server, `make invoke`, the sample events and the tests 
 
 import base64
 import importlib
+import os
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -18,6 +19,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
+SOURCE_PYTHONPATH = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
+"""``PYTHONPATH`` for a fresh interpreter that runs the layer's and the functions' source: the
+Makefile exports the same, but tests and the bench may be run without ``make``."""
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 

@@ -17,9 +17,8 @@ from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
 EVENTS = ROOT / "events"
 SEEDS = ROOT / "spec" / "seeds"
 _TEMPLATE = load_template()
-FUNCTIONS = {function_serving(tool.execute_url, _TEMPLATE).logical_id: tool for tool in TOOLS.values()}
-"""Each API function's logical id and its tool, as the template routes them."""
-FUNCTION_OF = {tool.id: logical_id for logical_id, tool in FUNCTIONS.items()}
+FUNCTION_OF = {tool.id: function_serving(tool.execute_url, _TEMPLATE).logical_id for tool in TOOLS.values()}
+"""Each tool's API function (logical id), as the template routes it."""
 JSON_HEADERS = {"Content-Type": "application/json"}
 
 
@@ -72,7 +71,8 @@ def _json(value: object) -> str:
 
 def samples() -> list[Sample]:
     found: list[Sample] = []
-    for function, tool in FUNCTIONS.items():
+    for tool in TOOLS.values():
+        function = FUNCTION_OF[tool.id]
         seed = json.loads((SEEDS / f"{tool.id}.json").read_text(encoding="utf-8"))
         for number, example in enumerate(seed["examples"], start=1):
             case = f"success-example-{number}"

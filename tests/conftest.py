@@ -6,7 +6,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +19,10 @@ os.environ.update(
     AWS_SECRET_ACCESS_KEY="testing",
 )
 
-from scripts.lambda_runtime import Handler, LocalContext, api_event, function_serving
+from scripts.lambda_runtime import ROOT, Handler, LocalContext, api_event, function_serving
 from texttools import TOOLS
+from texttools.lines import line_view
 
-ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "spec" / "seeds"
 TOOL_IDS = ("text-delimiter-chunk", "text-extract-between", "text-paragraphs-split")
 
@@ -39,6 +38,12 @@ Invoke = Callable[..., dict[str, Any]]
 
 def invoke(handler: Callable[[dict[str, Any], Any], dict[str, Any]], event: dict[str, Any]) -> dict[str, Any]:
     return handler(event, LocalContext("test"))
+
+
+def lines_of(text: str, *positions: int) -> list[int]:
+    """Line numbers as ``texttools.lines.line_view`` promises them: one LF count up to each position."""
+    view = line_view(text)
+    return [1 + view.count("\n", 0, position) for position in positions]
 
 
 @cache

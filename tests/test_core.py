@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from tests.conftest import lines_of
 from texttools import (
     DELIMITER_CHUNK_TOOL,
     EXTRACT_BETWEEN_TOOL,
@@ -19,17 +20,11 @@ from texttools import (
     paragraphs_split,
 )
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, MAX_SAFE_INTEGER, PARAGRAPHS_SPLIT
-from texttools.lines import line_view
 from texttools.models import DelimiterChunkOutput
 
 
 def spans(result: DelimiterChunkOutput) -> list[tuple[int, int, int, int, str]]:
     return [(c["start"], c["end"], c["start_line"], c["end_line"], c["text"]) for c in result["chunks"]]
-
-
-def lines_of(text: str, *positions: int) -> list[int]:
-    view = line_view(text)
-    return [1 + view.count("\n", 0, position) for position in positions]
 
 
 # --- line numbers -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from scripts.lambda_runtime import ROOT
+from scripts.lambda_runtime import ROOT, SOURCE_PYTHONPATH
 from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest
 from scripts.local_functions import InvocationError
 from scripts.local_s3 import LocalS3Flow
@@ -23,7 +23,6 @@ from tests.conftest import TEST_API_KEY, TOOL_IDS, descriptor
 from texttools import paragraphs_split
 
 JSON = "application/json"
-API_KEY = TEST_API_KEY
 EXTRACT = descriptor("text-extract-between")["execute_url"]
 PARAGRAPHS = descriptor("text-paragraphs-split")["execute_url"]
 
@@ -43,7 +42,7 @@ def call(
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, data=body, method=method)  # noqa: S310 (the test's own loopback URL)
-    for name, value in ({"x-api-key": API_KEY} if headers is None else headers).items():
+    for name, value in ({"x-api-key": TEST_API_KEY} if headers is None else headers).items():
         request.add_header(name, value)
     if content_type:
         request.add_header("Content-Type", content_type)
@@ -110,14 +109,14 @@ def test_binary_bodies_travel_base64_encoded(
     assert (status, json.loads(raw)["error"]["code"]) == expected
 
 
-@pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": API_KEY + "x"}])
+@pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": TEST_API_KEY + "x"}])
 def test_api_key_mode_refuses_a_missing_or_wrong_key(base_url: str, headers: dict[str, str]) -> None:
     status, _, raw = call(base_url + PARAGRAPHS, b'{"text":"a"}', headers=headers)
     assert (status, json.loads(raw)["error"]["code"]) == (403, "invalid_api_key")
 
 
 def test_header_names_are_case_insensitive(base_url: str) -> None:
-    assert call(base_url + PARAGRAPHS, b'{"text":"a"}', headers={"X-API-KEY": API_KEY})[0] == 200
+    assert call(base_url + PARAGRAPHS, b'{"text":"a"}', headers={"X-API-KEY": TEST_API_KEY})[0] == 200
 
 
 @pytest.mark.parametrize(
@@ -235,7 +234,7 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "scripts.serve", "--port", "0", "--s3-port", "5200"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("src/core", "src/handlers", "."))},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join((SOURCE_PYTHONPATH, str(ROOT)))},
     )  # fmt: skip
     assert process.stdout is not None
     banner = []

@@ -7,7 +7,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.conftest import ROOT, SEEDS, TOOL_IDS, descriptor, header
+from scripts.lambda_runtime import ROOT
+from tests.conftest import SEEDS, TOOL_IDS, descriptor, header
 from texttools import TOOLS
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, MAX_SAFE_INTEGER, PARAGRAPHS_SPLIT, as_table
 
