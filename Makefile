@@ -60,7 +60,7 @@ fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPL
 serve: $(STAMP) ## The API on :3000 (docs at /docs) and the S3 flow on :5000, real handlers, no Docker
 	python -m scripts.serve
 
-invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success.json
+invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success-example-1.json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>"; exit 2; }
 	python -m scripts.invoke $(FN) $(EVENT)
 

@@ -4,7 +4,9 @@ import json
 import logging
 import os
 import sys
+import urllib.request
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -20,6 +22,7 @@ os.environ.update(
 )
 
 from scripts.lambda_runtime import ROOT, Handler, LocalContext, api_event, function_serving
+from scripts.sample_events import SAMPLE_BUCKET, s3_samples
 from texttools import TOOLS
 from texttools.lines import line_view
 
@@ -133,6 +136,37 @@ def base_url() -> Iterator[str]:
     server.shutdown()
     server.server_close()
     api.stop()
+
+
+@dataclass(frozen=True)
+class SampleS3:
+    client: Any
+    environment: dict[str, str]
+    """What a process needs to reach this S3 through the SDK's own endpoint setting."""
+
+
+@pytest.fixture
+def sample_s3() -> Iterator[SampleS3]:
+    """moto's S3 server holding the sample events' bucket and every S3 sample's documents."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    endpoint = "http://{}:{}".format(*server.get_host_and_port())
+    try:
+        # The servers of one process share moto's state: start from none.
+        reset = urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST")  # noqa: S310 (loopback)
+        urllib.request.urlopen(reset, timeout=30).close()  # noqa: S310 (the test's own loopback URL)
+        client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+        client.create_bucket(Bucket=SAMPLE_BUCKET)
+        for sample in s3_samples():
+            for key, body in sample.documents.items():
+                client.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
+        yield SampleS3(client, {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing",
+                                "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"})  # fmt: skip
+    finally:
+        server.stop()
 
 
 def outcomes(s3: Any, bucket: str) -> dict[str, str]:

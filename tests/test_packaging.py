@@ -15,7 +15,7 @@ import pytest
 from scripts.lambda_runtime import ROOT, functions
 from scripts.sam_build import as_lambda_extracts, sam_build
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
-from tests.conftest import outcomes
+from tests.conftest import SampleS3, outcomes
 
 RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
 """What the Lambda Python runtime itself provides (the AWS SDK): never in the layer, given here."""
@@ -138,27 +138,10 @@ def runtime_sdk(tmp_path: Path) -> Path:
     return sdk
 
 
-def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: Path) -> None:
+def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: Path, sample_s3: SampleS3) -> None:
     """The built S3 function, run against moto's S3 server through the real SDK endpoint setting."""
-    import boto3
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    endpoint = "http://{}:{}".format(*server.get_host_and_port())
-    try:
-        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
-        s3.create_bucket(Bucket=SAMPLE_BUCKET)
-        expected: dict[str, str] = {}
-        for sample in s3_samples():
-            for key, body in sample.documents.items():
-                s3.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
-            expected.update(sample.outputs)
-        env = {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-               "AWS_DEFAULT_REGION": "us-east-1"}  # fmt: skip
-        report = run_built(build_dir, CHUNK_FUNCTION, [str(ROOT / s.path) for s in s3_samples()], env, str(runtime_sdk))
-        assert report["site_packages"] == []
-        written = outcomes(s3, SAMPLE_BUCKET)
-    finally:
-        server.stop()
-    assert written == expected
+    events = [str(ROOT / s.path) for s in s3_samples()]
+    report = run_built(build_dir, CHUNK_FUNCTION, events, sample_s3.environment, str(runtime_sdk))
+    assert report["site_packages"] == []
+    expected = {key: code for sample in s3_samples() for key, code in sample.outputs.items()}
+    assert outcomes(sample_s3.client, SAMPLE_BUCKET) == expected
