@@ -12,17 +12,18 @@ from typing import Any
 
 import pytest
 
+from scripts.lambda_runtime import ROOT, Handler, LocalContext, api_event, function_serving, functions
+from scripts.sample_events import SAMPLE_BUCKET, s3_samples
+
+# Every function's Powertools settings as the template gives them (the in-process tests run all
+# four functions in one process, which test_template checks they can share), and fake credentials.
 os.environ.update(
-    POWERTOOLS_SERVICE_NAME="text-tools",
-    POWERTOOLS_METRICS_NAMESPACE="TextTools",
-    POWERTOOLS_LOG_LEVEL="INFO",
+    {name: value for spec in functions().values() for name, value in spec.environment.items()
+     if name.startswith("POWERTOOLS_")},
     AWS_DEFAULT_REGION="us-east-1",
     AWS_ACCESS_KEY_ID="testing",
     AWS_SECRET_ACCESS_KEY="testing",
-)
-
-from scripts.lambda_runtime import ROOT, Handler, LocalContext, api_event, function_serving
-from scripts.sample_events import SAMPLE_BUCKET, s3_samples
+)  # fmt: skip
 from texttools import TOOLS
 from texttools.lines import line_view
 

@@ -36,9 +36,10 @@ def test_stdout_is_the_response_and_the_logs_go_to_stderr(function: str) -> None
     assert json.loads(result.stdout) == functions()[function].load()(event, LocalContext(function))
     log, metric = map(json.loads, result.stderr.splitlines())
     # The template's environment, which this shell did not set:
-    assert log["service"] == functions()[function].environment["POWERTOOLS_SERVICE_NAME"]
+    environment = functions()[function].environment
+    assert log["service"] == environment["POWERTOOLS_SERVICE_NAME"]
     assert (log["message"], log["code"]) == ("request answered", "ok")
-    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "TextTools"
+    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == environment["POWERTOOLS_METRICS_NAMESPACE"]
     assert metric["ok"] == [1.0]
 
 

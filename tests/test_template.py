@@ -54,6 +54,17 @@ def test_runtime_architecture_and_layer() -> None:
     assert globals_["Layers"] == [{"Ref": "CoreLayer"}]
 
 
+def test_every_function_gets_the_same_powertools_settings() -> None:
+    """The handlers leave service and metric namespace to Powertools, which reads them from the
+    environment (a metric flush without a namespace fails); one set lets the tests share a process."""
+    settings = {
+        frozenset((k, v) for k, v in spec.environment.items() if k.startswith("POWERTOOLS_"))
+        for spec in functions(TEMPLATE).values()
+    }
+    (shared,) = settings
+    assert {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"} <= dict(shared).keys()
+
+
 def test_every_function_has_a_log_group_with_retention() -> None:
     groups = {
         r["Properties"]["LogGroupName"]["Fn::Sub"]: r["Properties"]

@@ -9,7 +9,6 @@ outcome metric per request.
 import base64
 import binascii
 import gc
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -50,7 +49,7 @@ class MethodNotAllowed(ToolError):
 def make_api_handler(tool: Tool) -> LambdaHandler:
     """The Lambda handler of one tool's API function, with its own logger, metrics and router."""
     logger = Logger()
-    metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "TextTools"))
+    metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE (the template's Globals)
     app = APIGatewayRestResolver()
 
     def respond(status: int, code: str, body: bytes, headers: dict[str, str] | None = None) -> Response[str]:

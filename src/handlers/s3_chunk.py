@@ -27,7 +27,7 @@ GONE = frozenset({"NoSuchKey", "NoSuchVersion", "404", "PreconditionFailed", "41
 DEFAULT_METADATA_ENV = {"tool": "DEFAULT_TOOL", "delimiter": "DEFAULT_DELIMITER", "max-splits": "DEFAULT_MAX_SPLITS"}
 
 logger = Logger()
-metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "TextTools"))
+metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE (the template's Globals)
 s3 = boto3.client("s3")
 
 
