@@ -19,13 +19,13 @@ from typing import Any
 from scripts.lambda_runtime import LocalContext, functions
 
 
-def main(argv: list[str] | None = None) -> int:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("function", help="logical id in template.yaml, e.g. DelimiterChunkFunction")
     parser.add_argument(
         "event", type=Path, help="event JSON file, e.g. events/DelimiterChunkFunction/success-example-1.json"
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args()
     specs = functions()
     if args.function not in specs:
         parser.error(f"no function {args.function!r}; the template has: {', '.join(sorted(specs))}")

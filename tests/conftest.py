@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 
-from scripts.lambda_runtime import ROOT, Handler, LocalContext, api_event, function_serving, functions
+from scripts.lambda_runtime import (
+    ROOT,
+    SOURCE_PYTHONPATH,
+    Handler,
+    LocalContext,
+    api_event,
+    function_serving,
+    functions,
+)
 from scripts.sample_events import SAMPLE_BUCKET, s3_samples
 
 # Every function's Powertools settings as the template gives them (the in-process tests run all
@@ -28,6 +36,8 @@ from texttools import TOOLS
 from texttools.lines import line_view
 
 SEEDS = ROOT / "spec" / "seeds"
+SCRIPTS_PYTHONPATH = os.pathsep.join((SOURCE_PYTHONPATH, str(ROOT)))
+"""``PYTHONPATH`` for ``python -m scripts.<name>`` in a fresh interpreter, as the Makefile runs it."""
 TOOL_IDS = ("text-delimiter-chunk", "text-extract-between", "text-paragraphs-split")
 
 

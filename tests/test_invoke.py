@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from scripts.lambda_runtime import ROOT, SOURCE_PYTHONPATH, LocalContext, functions
+from scripts.lambda_runtime import ROOT, LocalContext, functions
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, s3_samples, samples
-from tests.conftest import SampleS3, outcomes
+from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
 
 SHELL = {name: value for name, value in os.environ.items() if not name.startswith(("POWERTOOLS_", "AWS_"))}
 """The test process's environment without what conftest sets for in-process handlers."""
@@ -19,7 +19,7 @@ def make_invoke(function: str, event: str, **env: str) -> subprocess.CompletedPr
     return subprocess.run(
         [sys.executable, "-m", "scripts.invoke", function, event],
         cwd=ROOT, capture_output=True, text=True, check=False, timeout=120,
-        env={**SHELL, "PYTHONPATH": os.pathsep.join((SOURCE_PYTHONPATH, str(ROOT))), **env},
+        env={**SHELL, "PYTHONPATH": SCRIPTS_PYTHONPATH, **env},
     )  # fmt: skip
 
 
@@ -32,14 +32,14 @@ def test_stdout_is_the_response_and_the_logs_go_to_stderr(function: str) -> None
     sample = first_success(function)
     result = make_invoke(function, sample.path)
     assert result.returncode == 0, result.stderr
+    spec = functions()[function]
     event = json.loads((ROOT / sample.path).read_text(encoding="utf-8"))
-    assert json.loads(result.stdout) == functions()[function].load()(event, LocalContext(function))
+    assert json.loads(result.stdout) == spec.load()(event, LocalContext(function))
     log, metric = map(json.loads, result.stderr.splitlines())
     # The template's environment, which this shell did not set:
-    environment = functions()[function].environment
-    assert log["service"] == environment["POWERTOOLS_SERVICE_NAME"]
+    assert log["service"] == spec.environment["POWERTOOLS_SERVICE_NAME"]
     assert (log["message"], log["code"]) == ("request answered", "ok")
-    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == environment["POWERTOOLS_METRICS_NAMESPACE"]
+    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == spec.environment["POWERTOOLS_METRICS_NAMESPACE"]
     assert metric["ok"] == [1.0]
 
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from scripts.lambda_runtime import ROOT, SOURCE_PYTHONPATH
+from scripts.lambda_runtime import ROOT
 from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest
 from scripts.local_functions import InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
-from tests.conftest import TEST_API_KEY, TOOL_IDS, descriptor
+from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, TOOL_IDS, descriptor
 from texttools import paragraphs_split
 
 JSON = "application/json"
@@ -234,7 +234,7 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "scripts.serve", "--port", "0", "--s3-port", "5200"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join((SOURCE_PYTHONPATH, str(ROOT)))},
+        env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
     )  # fmt: skip
     assert process.stdout is not None
     banner = []
