@@ -24,9 +24,10 @@ help: ## List the targets
 
 $(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/core/constraints.txt
 	@if [ -x $(VENV)/bin/python ] && ! $(VENV)/bin/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))'; then \
-		echo "$(VENV) is not Python 3.13: recreating it"; rm -rf $(VENV); fi
+		echo "$(VENV) is not Python 3.13: recreating it" >&2; rm -rf $(VENV); fi
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+	@echo "$(VENV): pip install -r requirements-dev.txt -c constraints.txt" >&2  # stderr: make invoke's stdout is JSON
+	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt >&2
 	@touch $@
 
 $(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
@@ -61,8 +62,8 @@ serve: $(STAMP) ## The API on :3000 (docs at /docs) and the S3 flow on :5000, re
 	python -m scripts.serve
 
 invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success-example-1.json
-	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>"; exit 2; }
-	python -m scripts.invoke $(FN) $(EVENT)
+	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>" >&2; exit 2; }
+	@python -m scripts.invoke $(FN) $(EVENT)  # not echoed: stdout is the invocation's result only
 
 bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes benchmarks/results.json)
 	python -m benchmarks.bench

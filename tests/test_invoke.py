@@ -11,8 +11,9 @@ from scripts.lambda_runtime import ROOT, LocalContext, functions
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, s3_samples, samples
 from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
 
-SHELL = {name: value for name, value in os.environ.items() if not name.startswith(("POWERTOOLS_", "AWS_"))}
-"""The test process's environment without what conftest sets for in-process handlers."""
+SHELL = {name: value for name, value in os.environ.items() if not name.startswith(("POWERTOOLS_", "AWS_", "MAKE"))}
+"""The test process's environment without what conftest sets for in-process handlers (nor the
+variables of the ``make test`` around it: ``make invoke`` is run as from a user's shell)."""
 
 
 def make_invoke(function: str, event: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -41,6 +42,18 @@ def test_stdout_is_the_response_and_the_logs_go_to_stderr(function: str) -> None
     assert (log["message"], log["code"]) == ("request answered", "ok")
     assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == spec.environment["POWERTOOLS_METRICS_NAMESPACE"]
     assert metric["ok"] == [1.0]
+
+
+def test_make_invoke_writes_only_the_result_to_stdout_so_that_it_pipes_into_jq() -> None:
+    function = next(iter(functions()))
+    sample = first_success(function)
+    make = ["make", "invoke", f"FN={function}", f"EVENT={sample.path}"]
+    result = subprocess.run(make, cwd=ROOT, capture_output=True, text=True, check=False, timeout=120, env=SHELL)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["statusCode"] == sample.status  # nothing but the JSON: no echoed command
+    usage = subprocess.run(make[:2], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120, env=SHELL)
+    assert (usage.returncode, usage.stdout) == (2, "")
+    assert "usage: make invoke FN=" in usage.stderr
 
 
 def test_a_variable_set_in_the_shell_wins_over_the_template() -> None:
