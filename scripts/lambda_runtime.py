@@ -7,6 +7,7 @@ functions, for the local server, `make invoke`, the sample events and the tests 
 import base64
 import importlib
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -23,6 +24,10 @@ SOURCE_PYTHONPATH = os.pathsep.join(str(ROOT / part) for part in ("src/core", "s
 """``PYTHONPATH`` for a fresh interpreter that runs the layer's and the functions' source: the
 Makefile exports the same, but tests and the bench may be run without ``make``."""
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+LOCAL_ACCOUNT_ID = "123456789012"
+"""The account in every local ARN and name: moto's default one, so that the sample events, the
+local contexts and ``make serve``'s S3 (moto's server) all name the same documents bucket."""
+LOCAL_REGION = "us-east-1"
 
 
 @dataclass
@@ -40,7 +45,7 @@ class LocalContext:
 
     @property
     def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:us-east-1:000000000000:function:{self.function_name}"
+        return f"arn:aws:lambda:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:function:{self.function_name}"
 
     def get_remaining_time_in_millis(self) -> int:
         return max(0, self.timeout_ms - int((time.monotonic() - self._started) * 1000))
@@ -89,7 +94,7 @@ def api_event(
             "extendedRequestId": request_id,
             "requestTime": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
             "path": f"/{stage}{path}",
-            "accountId": "000000000000",
+            "accountId": LOCAL_ACCOUNT_ID,
             "protocol": "HTTP/1.1",
             "stage": stage,
             "domainPrefix": "localhost",
@@ -120,7 +125,7 @@ def s3_event(
             {
                 "eventVersion": "2.1",
                 "eventSource": "aws:s3",
-                "awsRegion": "us-east-1",
+                "awsRegion": LOCAL_REGION,
                 "eventTime": "2026-01-01T00:00:00.000Z",
                 "eventName": event_name,
                 "userIdentity": {"principalId": "local"},
@@ -206,6 +211,18 @@ def resolve(value: Any, parameters: Mapping[str, str]) -> Any:
     if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in parameters:
         return parameters[value["Ref"]]
     return value
+
+
+def documents_bucket(template: Mapping[str, Any] | None = None) -> str:
+    """The documents bucket's name as the template's ``BucketName`` makes it, in the local account."""
+    template = template or load_template()
+    (name,) = [
+        resource["Properties"]["BucketName"]["Fn::Sub"]
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::S3::Bucket"
+    ]
+    values = {**parameter_defaults(template), "AWS::AccountId": LOCAL_ACCOUNT_ID, "AWS::Region": LOCAL_REGION}
+    return re.sub(r"\$\{([^}]+)\}", lambda variable: values[variable[1]], name)
 
 
 def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSpec]:

@@ -15,14 +15,12 @@ import time
 from typing import Any
 
 import boto3
-from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.server import ThreadedMotoServer
 
-from scripts.lambda_runtime import functions, load_template, parameter_defaults
+from scripts.lambda_runtime import LOCAL_REGION, documents_bucket, functions, load_template, parameter_defaults
 from scripts.local_functions import FunctionWorker, InvocationError
 
-REGION = "us-east-1"
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": REGION}
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": LOCAL_REGION}
 
 
 def free_port(host: str, preferred: int) -> int:
@@ -45,7 +43,7 @@ class LocalS3Flow:
             if event["Type"] == "S3"
         ]
         self.attempts = 1 + int(parameters["ChunkRetryAttempts"])
-        self.bucket = f"{parameters['DocumentsBucketPrefix']}-{DEFAULT_ACCOUNT_ID}-{REGION}"
+        self.bucket = documents_bucket(template)
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log line per S3 or SQS call
         self._server = ThreadedMotoServer(ip_address=host, port=free_port(host, port), verbose=False)
@@ -80,7 +78,7 @@ class LocalS3Flow:
         return boto3.client(
             service,  # type: ignore[call-overload]
             endpoint_url=self.endpoint,
-            region_name=REGION,
+            region_name=LOCAL_REGION,
             aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
             aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         )

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.lambda_runtime import ROOT, api_event, function_serving, load_template, s3_event
+from scripts.lambda_runtime import ROOT, api_event, documents_bucket, function_serving, load_template, s3_event
 from texttools import DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL, TOOLS, Tool
 from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
 
@@ -23,7 +23,8 @@ JSON_HEADERS = {"Content-Type": "application/json"}
 
 
 CHUNK_FUNCTION = "ChunkDocumentFunction"
-SAMPLE_BUCKET = "text-tools-documents-000000000000-us-east-1"
+SAMPLE_BUCKET = documents_bucket(_TEMPLATE)
+"""The bucket ``make serve`` creates, so that ``make invoke`` can run these events against it."""
 SAMPLE_DOCUMENTS = {
     "incoming/meeting notes/café menu.md": "# Café\r\n\r\nCroissant, 2 €\r\nEspresso ☕\r\n\r\nOpen daily.\n".encode(),
     "incoming/report.txt": b"Summary\n\nDetails line 1\nDetails line 2\n",

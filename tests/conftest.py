@@ -166,9 +166,7 @@ def sample_s3() -> Iterator[SampleS3]:
     server.start()
     endpoint = "http://{}:{}".format(*server.get_host_and_port())
     try:
-        # The servers of one process share moto's state: start from none.
-        reset = urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST")  # noqa: S310 (loopback)
-        urllib.request.urlopen(reset, timeout=30).close()  # noqa: S310 (the test's own loopback URL)
+        reset_moto(endpoint)
         client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
         client.create_bucket(Bucket=SAMPLE_BUCKET)
         for sample in s3_samples():
@@ -177,7 +175,16 @@ def sample_s3() -> Iterator[SampleS3]:
         yield SampleS3(client, {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing",
                                 "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"})  # fmt: skip
     finally:
+        reset_moto(endpoint)
         server.stop()
+
+
+def reset_moto(endpoint: str) -> None:
+    """Forget every bucket, object and queue. The moto servers of one process share one state,
+    and the sample events' bucket is ``make serve``'s too: each test that uses a server starts
+    from none and leaves none behind."""
+    reset = urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST")  # noqa: S310 (loopback)
+    urllib.request.urlopen(reset, timeout=30).close()  # noqa: S310 (the test's own loopback URL)
 
 
 def outcomes(s3: Any, bucket: str) -> dict[str, str]:

@@ -19,7 +19,7 @@ from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest
 from scripts.local_functions import InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
-from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, TOOL_IDS, descriptor
+from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, TOOL_IDS, descriptor, reset_moto
 from texttools import paragraphs_split
 
 JSON = "application/json"
@@ -31,6 +31,7 @@ PARAGRAPHS = descriptor("text-paragraphs-split")["execute_url"]
 def flow() -> Iterator[LocalS3Flow]:
     local = LocalS3Flow(port=5100)
     yield local
+    reset_moto(local.endpoint)
     local.stop()
 
 

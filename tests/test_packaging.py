@@ -28,7 +28,7 @@ handler = getattr(__import__(module), attribute)
 
 class Context:
     function_name = "built"; memory_limit_in_mb = 128; function_version = "$LATEST"
-    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:built"; aws_request_id = "r"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:built"; aws_request_id = "r"
     def get_remaining_time_in_millis(self): return 10000
 
 outcomes = []

@@ -11,11 +11,11 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from scripts.lambda_runtime import LocalContext, s3_event
+from scripts.lambda_runtime import LocalContext, documents_bucket, s3_event
 from texttools import delimiter_chunk, extract_between, paragraphs_split
 from texttools.documents import LARGEST_TEXT_BYTES
 
-BUCKET = "text-tools-documents-000000000000-us-east-1"
+BUCKET = documents_bucket()
 Upload = Callable[..., dict[str, Any]]
 
 
