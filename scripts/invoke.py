@@ -29,11 +29,14 @@ def main() -> int:
     specs = functions()
     if args.function not in specs:
         parser.error(f"no function {args.function!r}; the template has: {', '.join(sorted(specs))}")
+    try:
+        event = json.loads(args.event.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:  # as sam local invoke: a usage error, not a traceback
+        parser.error(f"cannot read the event {str(args.event)!r}: {error}")
     spec = specs[args.function]
     for name, value in spec.environment.items():
         os.environ.setdefault(name, value)
     sys.path.insert(0, str(spec.code_uri))
-    event = json.loads(args.event.read_text(encoding="utf-8"))
     context = LocalContext(args.function)
     status = 0
     # Powertools' log handler keeps the stream it is created with: redirect before the import.

@@ -104,3 +104,14 @@ def test_an_unknown_function_is_refused_with_the_template_s_names() -> None:
     result = make_invoke("NoSuchFunction", first_success(next(iter(functions()))).path)
     assert result.returncode == 2
     assert "the template has: " + ", ".join(sorted(functions())) in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"), [("events/no-such-event.json", "No such file"), ("Makefile", "Expecting value")]
+)
+def test_an_event_that_cannot_be_read_is_a_usage_error(event: str, reason: str) -> None:
+    result = make_invoke(next(iter(functions())), event)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert f"cannot read the event '{event}': " in result.stderr
+    assert reason in result.stderr
+    assert "Traceback" not in result.stderr
