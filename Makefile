@@ -58,8 +58,8 @@ test: lint typecheck validate unit ## Everything CI runs
 fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/test_fuzz.py
 
-serve: $(STAMP) ## The API on :3000 (docs at /docs) and the S3 flow on :5000, real handlers, no Docker
-	python -m scripts.serve
+serve: $(STAMP) ## The API on :3000 (PORT=... for another; docs at /docs) and the S3 flow on :5000, real handlers, no Docker
+	python -m scripts.serve $(if $(PORT),--port $(PORT))
 
 invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success-example-1.json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>" >&2; exit 2; }

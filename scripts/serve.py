@@ -7,6 +7,7 @@ and Swagger UI, and the S3 document flow on an embedded S3 endpoint (port 5000 o
 import argparse
 import os
 import signal
+import sys
 import threading
 from types import FrameType
 
@@ -31,7 +32,12 @@ def main() -> None:
     api_key = os.environ.get("TEXT_TOOLS_API_KEY", LOCAL_API_KEY)
     api = LocalApi(auth_mode=args.auth_mode, api_key=api_key, environment=quiet)
     flow = LocalS3Flow(args.host, args.s3_port, environment=quiet)
-    server = make_server(args.host, args.port, api)
+    try:
+        server = make_server(args.host, args.port, api)
+    except OSError as error:  # the API's port is fixed (README's curl lines): say so, not a traceback
+        flow.stop()
+        api.stop()
+        sys.exit(f"cannot listen on {args.host}:{args.port} ({error.strerror}); choose a port: make serve PORT=3001")
 
     def stop(_signal: int, _frame: FrameType | None) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()

@@ -4,12 +4,14 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -250,3 +252,36 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c() -> None:
     os.killpg(process.pid, signal.SIGINT)
     assert process.wait(timeout=30) == 0
     assert "stopped" in process.stdout.read()
+
+
+def test_make_serve_on_a_port_in_use_says_so_and_leaves_nothing_running() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "scripts.serve", "--port", str(port), "--s3-port", "5400"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
+        )  # fmt: skip
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port} (Address already in use); choose a port: make serve PORT=" in stderr
+    assert "Traceback" not in stderr
+    deadline = time.monotonic() + 10
+    while running_in_group(process.pid) and time.monotonic() < deadline:  # the functions' workers stop too
+        time.sleep(0.1)
+    assert running_in_group(process.pid) == []
+
+
+def running_in_group(group: int) -> list[int]:
+    """The processes of a process group still running (a zombie has ended, only not been reaped)."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _parent, process_group = stat.read_text().rpartition(")")[2].split()[:3]
+        except (OSError, ValueError):  # ended while listed
+            continue
+        if int(process_group) == group and state != "Z":
+            running.append(int(stat.parent.name))
+    return running
