@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from scripts.lambda_runtime import (
+    LOCAL_REGION,
     ROOT,
     SOURCE_PYTHONPATH,
     Handler,
@@ -28,7 +29,7 @@ from scripts.sample_events import SAMPLE_BUCKET, s3_samples
 os.environ.update(
     {name: value for spec in functions().values() for name, value in spec.environment.items()
      if name.startswith("POWERTOOLS_")},
-    AWS_DEFAULT_REGION="us-east-1",
+    AWS_DEFAULT_REGION=LOCAL_REGION,
     AWS_ACCESS_KEY_ID="testing",
     AWS_SECRET_ACCESS_KEY="testing",
 )  # fmt: skip
@@ -162,18 +163,19 @@ def sample_s3() -> Iterator[SampleS3]:
     import boto3
     from moto.server import ThreadedMotoServer
 
+    from scripts.local_s3 import CREDENTIALS
+
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     endpoint = "http://{}:{}".format(*server.get_host_and_port())
     try:
         reset_moto(endpoint)
-        client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+        client = boto3.client("s3", endpoint_url=endpoint, region_name=LOCAL_REGION)
         client.create_bucket(Bucket=SAMPLE_BUCKET)
         for sample in s3_samples():
             for key, body in sample.documents.items():
                 client.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
-        yield SampleS3(client, {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing",
-                                "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"})  # fmt: skip
+        yield SampleS3(client, {**CREDENTIALS, "AWS_ENDPOINT_URL": endpoint})  # as make serve's S3 flow
     finally:
         reset_moto(endpoint)
         server.stop()
