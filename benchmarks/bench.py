@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.workloads import chunk_count_text, largest_requests, mixed_text, pathological
-from scripts.lambda_runtime import ROOT, SOURCE_PYTHONPATH, LocalContext, api_event, function_serving, functions
+from scripts.lambda_runtime import (
+    LOCAL_REGION,
+    ROOT,
+    SOURCE_PYTHONPATH,
+    LocalContext,
+    api_event,
+    function_serving,
+    functions,
+)
 from scripts.sam_build import as_lambda_extracts, sam_build
 from texttools import TOOLS
 from texttools.codec import decode_json
@@ -304,7 +312,7 @@ def gc_rows() -> list[dict[str, Any]]:
     rows = []
     for module in (spec.module for spec in functions().values()):
         frozen, deployed, unfrozen = fresh_output(GC_AFTER_INIT.format(module=module),
-                                                  {**ENV, "AWS_DEFAULT_REGION": "us-east-1"})  # fmt: skip
+                                                  {**ENV, "AWS_DEFAULT_REGION": LOCAL_REGION})  # fmt: skip
         rows.append({"function": module, "frozen_objects": int(frozen), "full_gc_ms": float(deployed),
                      "unfrozen_full_gc_ms": float(unfrozen)})  # fmt: skip
     return rows

@@ -11,9 +11,9 @@ from samcli.lib.cfn_language_extensions.models import PseudoParameterValues
 from samcli.yamlhelper import yaml_parse
 from samtranslator.translator.transform import transform
 
-from scripts.lambda_runtime import TEMPLATE, parameter_defaults
+from scripts.lambda_runtime import LOCAL_ACCOUNT_ID, LOCAL_REGION, TEMPLATE, parameter_defaults
 
-PSEUDO = {"AWS::Region": "us-east-1", "AWS::AccountId": "123456789012", "AWS::Partition": "aws"}
+PSEUDO = {"AWS::Region": LOCAL_REGION, "AWS::AccountId": LOCAL_ACCOUNT_ID, "AWS::Partition": "aws"}
 
 
 class _NoManagedPolicies:
@@ -25,7 +25,7 @@ def deployed(**parameters: str) -> dict[str, Any]:
     """The CloudFormation resources the stack would create with these parameter values."""
     template = yaml_parse(TEMPLATE.read_text(encoding="utf-8"))
     values = parameter_defaults(template) | parameters
-    pseudo = PseudoParameterValues(region="us-east-1", account_id="123456789012", stack_name="text-tools")
+    pseudo = PseudoParameterValues(region=LOCAL_REGION, account_id=LOCAL_ACCOUNT_ID, stack_name="text-tools")
     processed = process_template(template, parameter_values=values, pseudo_parameters=pseudo)
     processed["Transform"] = "AWS::Serverless-2016-10-31"
     processed["Globals"]["Function"]["CodeUri"] = "s3://bucket/code.zip"

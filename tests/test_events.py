@@ -7,7 +7,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from scripts.lambda_runtime import ROOT, LocalContext, functions
+from scripts.lambda_runtime import LOCAL_REGION, ROOT, LocalContext, functions
 from scripts.sample_events import CHUNK_FUNCTION, EVENTS, SAMPLE_BUCKET, Sample, render, s3_samples, samples
 from tests.conftest import outcomes
 
@@ -38,7 +38,7 @@ def test_api_event_gives_its_outcome(sample: Sample) -> None:
 @pytest.mark.parametrize("sample", S3_SAMPLES, ids=lambda s: s.path)
 def test_s3_event_gives_its_outputs(sample: Sample) -> None:
     with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
+        s3 = boto3.client("s3", region_name=LOCAL_REGION)
         s3.create_bucket(Bucket=SAMPLE_BUCKET)
         for key, body in sample.documents.items():
             s3.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)

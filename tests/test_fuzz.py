@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from scripts.lambda_runtime import LocalContext, api_event, s3_event
+from scripts.lambda_runtime import LOCAL_REGION, LocalContext, api_event, s3_event
 from tests.conftest import TOOL_IDS, api_handler
 
 EXAMPLES = int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "150"))
@@ -156,7 +156,7 @@ documents = st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.enc
 @pytest.fixture(scope="module")
 def chunker() -> Iterator[tuple[Any, Any]]:
     with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
+        s3 = boto3.client("s3", region_name=LOCAL_REGION)
         s3.create_bucket(Bucket=BUCKET)
         import s3_chunk
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.lambda_runtime import ROOT, functions
+from scripts.lambda_runtime import LOCAL_REGION, ROOT, functions
 from scripts.sam_build import as_lambda_extracts, sam_build
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
 from tests.conftest import SampleS3, outcomes
@@ -111,7 +111,7 @@ def test_the_layer_runs_from_its_bytecode_as_lambda_extracts_it(
             [sys.executable, "-I", "-S", "-B", "-c", COMPILED_FROM_SOURCE, str(build_dir / logical_id), str(layer),
              str(runtime_sdk), spec.module],
             capture_output=True, text=True, check=True,
-            env={**spec.environment, "AWS_DEFAULT_REGION": "us-east-1", "PATH": ""},
+            env={**spec.environment, "AWS_DEFAULT_REGION": LOCAL_REGION, "PATH": ""},
         )  # fmt: skip
         assert json.loads(result.stdout) == [], logical_id
 

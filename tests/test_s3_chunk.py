@@ -11,7 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from scripts.lambda_runtime import LocalContext, documents_bucket, s3_event
+from scripts.lambda_runtime import LOCAL_REGION, LocalContext, documents_bucket, s3_event
 from texttools import delimiter_chunk, extract_between, paragraphs_split
 from texttools.documents import LARGEST_TEXT_BYTES
 
@@ -22,7 +22,7 @@ Upload = Callable[..., dict[str, Any]]
 @pytest.fixture
 def s3() -> Iterator[Any]:
     with mock_aws():
-        client = boto3.client("s3", region_name="us-east-1")
+        client = boto3.client("s3", region_name=LOCAL_REGION)
         client.create_bucket(Bucket=BUCKET)
         client.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
         yield client

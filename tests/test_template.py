@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scripts.lambda_runtime import ROOT, SOURCE_PYTHONPATH, functions, load_template
+from scripts.lambda_runtime import LOCAL_REGION, ROOT, SOURCE_PYTHONPATH, functions, load_template
 from tests.conftest import TOOL_IDS, descriptor
 from texttools import TOOLS
 
@@ -111,7 +111,7 @@ def test_outputs_name_the_base_url_and_each_execute_url() -> None:
 
 def fresh_import(module: str, report: str) -> str:
     """What ``report`` prints in a new interpreter that has just imported ``module`` from the source tree."""
-    env = {**os.environ, "PYTHONPATH": SOURCE_PYTHONPATH, "AWS_DEFAULT_REGION": "us-east-1"}
+    env = {**os.environ, "PYTHONPATH": SOURCE_PYTHONPATH, "AWS_DEFAULT_REGION": LOCAL_REGION}
     code = f"import gc, sys, {module}; {report}"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
 
