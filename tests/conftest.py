@@ -8,7 +8,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -35,6 +35,9 @@ os.environ.update(
 )  # fmt: skip
 from texttools import TOOLS
 from texttools.lines import line_view
+
+if TYPE_CHECKING:
+    from scripts.local_s3 import LocalS3Flow  # imports boto3 and moto: only the fixtures that need them do
 
 SEEDS = ROOT / "spec" / "seeds"
 SCRIPTS_PYTHONPATH = os.pathsep.join((SOURCE_PYTHONPATH, str(ROOT)))
@@ -148,6 +151,19 @@ def base_url() -> Iterator[str]:
     server.shutdown()
     server.server_close()
     api.stop()
+
+
+@pytest.fixture(scope="module")
+def flow() -> Iterator["LocalS3Flow"]:
+    """``make serve``'s S3 flow as it starts: its bucket, queue and chunker, on a free port."""
+    from scripts.local_s3 import LocalS3Flow
+
+    local = LocalS3Flow(port=5100)
+    try:
+        yield local
+    finally:
+        reset_moto(local.endpoint)
+        local.stop()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pytest
 from scripts.lambda_runtime import LOCAL_REGION, ROOT, LocalContext, functions
 from scripts.local_s3 import CREDENTIALS, LocalS3Flow
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, s3_samples, samples
-from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes, reset_moto
+from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
 
 SHELL = {name: value for name, value in os.environ.items() if not name.startswith(("POWERTOOLS_", "AWS_", "MAKE"))}
 """The test process's environment without what conftest sets for in-process handlers (nor the
@@ -72,18 +72,13 @@ def test_the_chunker_writes_its_outputs_to_the_s3_the_sdk_points_at(sample: Samp
     assert outcomes(sample_s3.client, SAMPLE_BUCKET) == sample.outputs
 
 
-def test_a_sample_s3_event_runs_against_make_serves_s3_as_it_starts() -> None:
+def test_a_sample_s3_event_runs_against_make_serves_s3_as_it_starts(flow: LocalS3Flow) -> None:
     """The README's loop: ``make serve``'s bucket is the one the sample events name, and the
     oversize sample needs no document uploaded (its size is in the event)."""
     (sample,) = [s for s in s3_samples() if s.case == "oversize"]
-    flow = LocalS3Flow(port=5300)
-    try:
-        result = make_invoke(CHUNK_FUNCTION, sample.path, **CREDENTIALS, AWS_ENDPOINT_URL=flow.endpoint)
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert outcomes(flow.s3, flow.bucket) == sample.outputs == {"errors/huge.txt.json": "input_too_large"}
-    finally:
-        reset_moto(flow.endpoint)
-        flow.stop()
+    result = make_invoke(CHUNK_FUNCTION, sample.path, **CREDENTIALS, AWS_ENDPOINT_URL=flow.endpoint)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert outcomes(flow.s3, flow.bucket) == sample.outputs == {"errors/huge.txt.json": "input_too_large"}
 
 
 def test_a_handler_that_raises_gives_lambdas_error_object_and_exit_status_1() -> None:

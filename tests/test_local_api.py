@@ -10,7 +10,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,12 @@ from scripts.local_api import API_GATEWAY_MAX_BODY, LocalApi, LocalRequest
 from scripts.local_functions import InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
-from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, TOOL_IDS, descriptor, reset_moto
+from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, TOOL_IDS, descriptor
 from texttools import paragraphs_split
 
 JSON = "application/json"
 EXTRACT = descriptor("text-extract-between")["execute_url"]
 PARAGRAPHS = descriptor("text-paragraphs-split")["execute_url"]
-
-
-@pytest.fixture(scope="module")
-def flow() -> Iterator[LocalS3Flow]:
-    local = LocalS3Flow(port=5100)
-    yield local
-    reset_moto(local.endpoint)
-    local.stop()
 
 
 def call(
