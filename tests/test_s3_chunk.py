@@ -96,7 +96,7 @@ def test_metadata_selects_delimiter_chunk(s3: Any, chunker: ModuleType, upload: 
 
 def test_metadata_selects_extract_between(s3: Any, chunker: ModuleType, upload: Upload) -> None:
     text = "x<<one>>y<<two>>"
-    metadata = {"tool": "text-extract-between", "start": '"<<"', "end": '">>"', "max-matches": "1"}
+    metadata = {"Tool": "text-extract-between", "START": '"<<"', "end": '">>"', "Max-Matches": "1"}  # any case
     run(chunker, upload("incoming/e.txt", text.encode(), metadata))
     assert read(s3, "chunks/e.txt.json")["result"] == extract_between(text, "<<", ">>", 1)
 

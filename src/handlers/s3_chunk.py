@@ -102,7 +102,7 @@ def fetch(source: Source) -> tuple[bytes, dict[str, str]]:
         response = s3.get_object(Bucket=source.bucket, Key=source.key, VersionId=source.version_id)
     else:
         response = s3.get_object(Bucket=source.bucket, Key=source.key, IfMatch=source.etag)
-    return response["Body"].read(), {k.lower(): v for k, v in response.get("Metadata", {}).items()}
+    return response["Body"].read(), response.get("Metadata", {})  # S3 returns user metadata keys lower-cased
 
 
 # The end of the function's init: boto3's objects live as long as the process, so a full garbage
