@@ -79,8 +79,6 @@ def test_response_is_compact_utf8_with_non_ascii_as_itself(post: Post) -> None:
         ('{"text": "a", ', "truncated JSON"),
         ("[]", "not an object"),
         ('"text"', "not an object"),
-        ('{"text": NaN, "delimiter": ","}', "non-JSON literal"),
-        ('{"text": "a", "delimiter": Infinity}', "non-JSON literal"),
         ('{"text": "\\ud800", "delimiter": ","}', "lone surrogate in text"),
         ('{"text": "a", "delimiter": "\\udfff"}', "lone surrogate in delimiter"),
         ('{"delimiter": ","}', "missing field"),
@@ -95,6 +93,24 @@ def test_response_is_compact_utf8_with_non_ascii_as_itself(post: Post) -> None:
 )
 def test_invalid_bodies_are_400(post: Post, body: str, problem: str) -> None:
     assert code_of(post("text-delimiter-chunk", body)) == (400, "invalid_input"), problem
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_literals_are_invalid_json_not_a_wrong_type(post: Post, literal: str) -> None:
+    response = post("text-delimiter-chunk", '{"text": "a", "delimiter": ",", "max_splits": ' + literal + "}")
+    assert json.loads(response["body"])["error"] == {
+        "code": "invalid_input",
+        "message": "The request body is not valid UTF-8 JSON.",
+        "request_id": "req-1",
+    }
+
+
+def test_details_are_capped_at_20_and_unknown_keys_cut_to_64_characters(post: Post) -> None:
+    """README "Validation details": 10 000 unknown keys do not make a 600 KB error body."""
+    keys = [f"{i:02d}" + "k" * 100 for i in range(30)]
+    response = post("text-paragraphs-split", json.dumps({"text": "a"} | dict.fromkeys(keys, 1)))
+    details = json.loads(response["body"])["error"]["details"]
+    assert details == [{"field": key[:64], "problem": "is not a field of this tool"} for key in keys[:20]]
 
 
 @pytest.mark.parametrize("value", ["true", "1.0", "1e2", '"3"', "null", "-1", str(MAX_SAFE_INTEGER + 1), "1" * 5000])
@@ -178,6 +194,16 @@ def test_invalid_base64_is_400() -> None:
     assert code_of(invoke(paragraphs_split.lambda_handler, event)) == (400, "invalid_input")
 
 
+@pytest.mark.parametrize(("extra", "expected"), [(0, (400, "invalid_input")), (4, (413, "input_too_large"))])
+def test_base64_body_is_refused_by_length_before_decoding(extra: int, expected: tuple[int, str]) -> None:
+    """The longest base64 that can decode to a valid body's size is decoded (and found invalid
+    here); one more group of four characters is refused by its length alone."""
+    longest = (texttools.PARAGRAPHS_SPLIT_TOOL.max_body_bytes + 2) // 3 * 4
+    event = api_event("POST", PARAGRAPHS_URL, "!" * (longest + extra), {})
+    event["isBase64Encoded"] = True
+    assert code_of(invoke(paragraphs_split.lambda_handler, event)) == expected
+
+
 def test_missing_body_is_400(post: Post) -> None:
     assert code_of(post("text-paragraphs-split", None)) == (400, "invalid_input")
 
@@ -226,9 +252,11 @@ def test_unexpected_failure_is_500_and_leaks_nothing(
     assert json.loads(response["body"]) == {
         "error": {"code": "internal_error", "message": "The service failed unexpectedly.", "request_id": "req-1"}
     }
-    logs = "\n".join(log_lines())
-    assert '"unexpected failure"' in logs
-    assert '"correlation_id":"req-1"' in logs
+    lines = log_lines()
+    (failure,) = [json.loads(line) for line in lines if '"unexpected failure"' in line]
+    assert failure["correlation_id"] == "req-1"
+    assert failure["failed_at"] == f"{__file__}:{broken.__code__.co_firstlineno + 1}"  # where, never what
+    logs = "\n".join(lines)
     for leak in ("SECRET-USER-TEXT", "RuntimeError", "Traceback"):
         assert leak not in logs
         assert leak not in response["body"]

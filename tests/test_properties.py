@@ -17,13 +17,24 @@ settings.register_profile("default", max_examples=300, deadline=None)
 settings.load_profile("default")
 
 
+def fragments(needle: str) -> list[str]:
+    return [needle, needle[:1], needle[-1:], needle[: len(needle) // 2 or 1]]
+
+
 @st.composite
 def text_with_needle(draw: st.DrawFn) -> tuple[str, str]:
     """A needle, and a text built from the pieces and the needle and its fragments."""
     needle = draw(needles)
-    fragments = [needle, needle[:1], needle[-1:], needle[: len(needle) // 2 or 1]]
-    parts = draw(st.lists(st.one_of(pieces, st.sampled_from(fragments)), max_size=30))
+    parts = draw(st.lists(st.one_of(pieces, st.sampled_from(fragments(needle))), max_size=30))
     return "".join(parts), needle
+
+
+@st.composite
+def text_with_markers(draw: st.DrawFn) -> tuple[str, str, str]:
+    """Start and end markers, and a text built from the pieces and both markers and their fragments."""
+    start, end = draw(needles), draw(needles)
+    parts = draw(st.lists(st.one_of(pieces, st.sampled_from(fragments(start) + fragments(end))), max_size=30))
+    return "".join(parts), start, end
 
 
 @given(texts, st.lists(st.integers(0, 60), max_size=8))
@@ -48,9 +59,9 @@ def test_delimiter_chunk_agrees_with_str_split(case: tuple[str, str]) -> None:
     assert [c["text"] for c in delimiter_chunk(text, delimiter)["chunks"]] == text.split(delimiter)
 
 
-@given(text_with_needle(), needles, st.integers(1, 4))
-def test_extract_between_matches_reference(case: tuple[str, str], end: str, max_matches: int) -> None:
-    text, start = case
+@given(text_with_markers(), st.integers(1, 4))
+def test_extract_between_matches_reference(case: tuple[str, str, str], max_matches: int) -> None:
+    text, start, end = case
     for closing in (end, start):  # start == end is its own rule
         try:
             expected = reference.extract_between(text, start, closing, max_matches)

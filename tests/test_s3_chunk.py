@@ -210,6 +210,32 @@ def test_write_that_fails_after_the_read_raises(
         run(chunker, doc)
 
 
+def test_a_bug_on_one_record_is_retried_after_the_others_and_leaks_nothing(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch, log_lines: Callable[[], list[str]]
+) -> None:
+    secret = "SECRET-DOCUMENT-TEXT"
+    docs = [upload("incoming/1.txt", secret.encode()), upload("incoming/2.txt", b"two")]
+    real_chunk_document = chunker.chunk_document
+
+    def buggy(source: Any, content: bytes | None, metadata: Any) -> Any:
+        if source.key == "incoming/1.txt":
+            raise RuntimeError(secret)
+        return real_chunk_document(source, content, metadata)
+
+    monkeypatch.setattr(chunker, "chunk_document", buggy)
+    with pytest.raises(chunker.TransientFailure):
+        run(chunker, *docs)
+    assert keys(s3, "chunks/") == ["chunks/2.txt.json"]
+    assert keys(s3, "errors/") == []  # a bug is not the document's fault
+    lines = [json.loads(line) for line in log_lines()]
+    (failure,) = [line for line in lines if line.get("message") == "unexpected failure; the event will be retried"]
+    assert failure["failed_at"] == f"{__file__}:{buggy.__code__.co_firstlineno + 2}"
+    metrics = [m["_aws"]["CloudWatchMetrics"][0]["Metrics"] for m in lines if "_aws" in m]
+    assert sorted(metric["Name"] for metric in metrics[0]) == ["internal_error", "ok"]
+    assert secret not in json.dumps(lines)
+    assert "RuntimeError" not in json.dumps(lines)
+
+
 def test_object_gone_before_the_event_is_skipped(s3: Any, chunker: ModuleType, upload: Upload) -> None:
     doc = upload("incoming/gone.txt", b"a")
     s3.delete_object(Bucket=BUCKET, Key="incoming/gone.txt", VersionId=doc["version"])
@@ -243,10 +269,13 @@ def test_same_event_twice_writes_the_same_bytes(s3: Any, chunker: ModuleType, up
 
 
 @pytest.mark.parametrize("key", ["chunks/x.txt.json", "errors/x.txt.json", "incoming/folder/", "other.txt"])
-def test_only_documents_under_incoming_are_chunked(s3: Any, chunker: ModuleType, key: str) -> None:
-    s3.put_object(Bucket=BUCKET, Key=key, Body=b"a")
-    assert chunker.lambda_handler(s3_event(BUCKET, [(key, 1, "e", None)]), LocalContext("c")) == {"records": 1}
+def test_only_documents_under_incoming_are_chunked(
+    s3: Any, chunker: ModuleType, upload: Upload, log_lines: Callable[[], list[str]], key: str
+) -> None:
+    assert run(chunker, upload(key, b"a")) == {"records": 1}  # the event names the object as it is
     assert sorted(keys(s3, "")) == [key]
+    messages = [message for line in log_lines() if (message := json.loads(line).get("message"))]
+    assert messages == ["not a document: skipped"]
 
 
 def test_output_is_compact_utf8_json(s3: Any, chunker: ModuleType, upload: Upload) -> None:

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from scripts.lambda_runtime import LOCAL_REGION, ROOT, SOURCE_PYTHONPATH, functions, load_template
+from tests.cfn import deployed
 from tests.conftest import TOOL_IDS, descriptor
 from texttools import TOOLS
 
@@ -160,6 +161,15 @@ def test_each_function_keeps_the_memory_a_request_freed_for_the_next(logical_id:
     assert float(churn.stdout) < 16
 
 
+def test_every_function_gets_the_memory_parameter() -> None:
+    """README "Memory": 256 MB by default for CPU, 128 MB allowed (peak RSS is far below it)."""
+    parameter = TEMPLATE["Parameters"]["FunctionMemorySize"]
+    assert (parameter["Default"], parameter["MinValue"]) == (256, 128)
+    stack = deployed()["Resources"]  # CloudFormation resolves the Ref on deploy
+    sizes = {k: r["Properties"]["MemorySize"] for k, r in stack.items() if r["Type"] == "AWS::Lambda::Function"}
+    assert sizes == {logical_id: {"Ref": "FunctionMemorySize"} for logical_id in functions(TEMPLATE)}
+
+
 # --- the S3 document flow ---------------------------------------------------------------------------
 
 CHUNKER = RESOURCES["ChunkDocumentFunction"]["Properties"]
@@ -184,6 +194,7 @@ def test_bucket_is_encrypted_private_versioned_and_tls_only() -> None:
     assert BUCKET["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
     assert all(BUCKET["PublicAccessBlockConfiguration"].values())
     assert len(BUCKET["PublicAccessBlockConfiguration"]) == 4
+    assert BUCKET["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}  # ACLs off
     assert BUCKET["VersioningConfiguration"] == {"Status": "Enabled"}
     (statement,) = RESOURCES["DocumentsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
     assert statement["Effect"] == "Deny"
