@@ -12,10 +12,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_plus
 
 import pytest
 
-from scripts.lambda_runtime import ROOT
+from scripts.lambda_runtime import ROOT, load_template, parameter_defaults
 from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest
 from scripts.local_functions import InvocationError
 from scripts.local_s3 import LocalS3Flow
@@ -227,13 +228,29 @@ def wait_for(s3: Any, bucket: str, key: str) -> dict[str, Any]:
             time.sleep(0.05)
 
 
-def test_s3_flow_end_to_end(flow: LocalS3Flow) -> None:
+@pytest.fixture
+def delivered(flow: LocalS3Flow, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The object keys of the events the flow hands to the chunker's worker, one per attempt."""
+    keys: list[str] = []
+    invoke = flow.worker.invoke
+
+    def recording(event: dict[str, Any]) -> Any:
+        keys.extend(record["s3"]["object"]["key"] for record in event["Records"])
+        return invoke(event)
+
+    monkeypatch.setattr(flow.worker, "invoke", recording)
+    return keys
+
+
+def test_s3_flow_end_to_end(flow: LocalS3Flow, delivered: list[str]) -> None:
     s3 = flow.client("s3")
     s3.put_object(Bucket=flow.bucket, Key="incoming/my doc é.md", Body=b"one\n\ntwo")
     started = time.monotonic()
     written = wait_for(s3, flow.bucket, "chunks/my doc é.md.json")
     assert time.monotonic() - started < 5
     assert written["source"]["key"] == "incoming/my doc é.md"
+    assert written["source"]["version_id"] is None  # moto's events carry none (README "Invoke locally")
+    assert s3.get_bucket_versioning(Bucket=flow.bucket)["Status"] == "Enabled"  # as deployed
     assert written["result"] == paragraphs_split("one\n\ntwo")
 
     s3.put_object(Bucket=flow.bucket, Key="incoming/bad.txt", Body=b"\xff")
@@ -245,17 +262,16 @@ def test_s3_flow_end_to_end(flow: LocalS3Flow) -> None:
     assert sorted(k for k in listed if not k.startswith("incoming/")) == [
         "chunks/my doc é.md.json", "elsewhere/x.txt", "errors/bad.txt.json",
     ]  # fmt: skip
+    assert list(map(unquote_plus, delivered)) == ["incoming/my doc é.md", "incoming/bad.txt"]  # nothing else
 
 
-def test_s3_flow_keeps_an_event_that_keeps_failing(flow: LocalS3Flow) -> None:
-    """A transient failure on every attempt ends on the failure queue, not nowhere."""
-    flow.attempts, attempts = 2, flow.attempts
-    try:
-        event = {"Records": [{"s3": {"bucket": {"name": "no-such-bucket"}, "object": {"key": "incoming/x", "size": 1,
-                                                                                       "eTag": "e"}}}]}  # fmt: skip
-        flow._invoke_with_retries(event)
-    finally:
-        flow.attempts = attempts
+def test_s3_flow_keeps_an_event_that_keeps_failing(flow: LocalS3Flow, delivered: list[str]) -> None:
+    """A transient failure on every attempt (the first and the template's retries) ends on the
+    failure queue, not nowhere."""
+    event = {"Records": [{"s3": {"bucket": {"name": "no-such-bucket"}, "object": {"key": "incoming/x", "size": 1,
+                                                                                   "eTag": "e"}}}]}  # fmt: skip
+    flow._invoke_with_retries(event)
+    assert len(delivered) == 1 + int(parameter_defaults(load_template())["ChunkRetryAttempts"])
     messages = flow.sqs.receive_message(QueueUrl=flow.failure_queue, WaitTimeSeconds=1)["Messages"]
     assert json.loads(messages[0]["Body"])["requestPayload"] == event
 
