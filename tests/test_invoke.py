@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scripts.lambda_runtime import LOCAL_REGION, ROOT, LocalContext, functions
+from scripts.lambda_runtime import ROOT, LocalContext, functions
 from scripts.local_s3 import CREDENTIALS, LocalS3Flow
 from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, s3_samples, samples
 from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
@@ -83,8 +83,7 @@ def test_a_sample_s3_event_runs_against_make_serves_s3_as_it_starts(flow: LocalS
 
 def test_a_handler_that_raises_gives_lambdas_error_object_and_exit_status_1() -> None:
     """No S3 to reach: the chunker raises so that Lambda retries the event."""
-    unreachable = {"AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x",
-                   "AWS_DEFAULT_REGION": LOCAL_REGION, "AWS_MAX_ATTEMPTS": "1"}  # fmt: skip
+    unreachable = {**CREDENTIALS, "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_MAX_ATTEMPTS": "1"}
     result = make_invoke(CHUNK_FUNCTION, s3_samples()[0].path, **unreachable)
     assert result.returncode == 1
     error = json.loads(result.stdout)

@@ -123,9 +123,10 @@ def test_text_media_types_arrive_as_text_and_other_bodies_as_bytes(
 
 
 def test_the_gateway_refuses_a_body_over_10_mib_before_routing() -> None:
+    quota = 10 * 1024 * 1024  # API Gateway's payload quota
     api = LocalApi(auth_mode="NONE")
     try:
-        for size, status in ((10 * 1024 * 1024, 404), (10 * 1024 * 1024 + 1, 413)):  # API Gateway's 10 MB quota
+        for size, status in ((quota, 404), (quota + 1, 413)):
             assert api.handle(LocalRequest("POST", "/nope", {}, b" " * size))[0] == status
     finally:
         api.stop()
