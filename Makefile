@@ -8,6 +8,9 @@ BIN := $(abspath $(VENV))/bin
 STAMP := $(VENV)/.installed-3.13
 SCAN_VENV := .venv-scan
 SCAN_STAMP := $(SCAN_VENV)/.installed-3.13
+MUTATE_VENV := .venv-mutate
+MUTATE_STAMP := $(MUTATE_VENV)/.installed-3.13
+MUTATE_DIR := build/mutate
 HOST_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64)
 
 export PATH := $(BIN):$(PATH)
@@ -17,7 +20,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test lint typecheck validate scan unit fuzz serve invoke build openapi events bench clean
+.PHONY: help install test lint typecheck validate scan unit fuzz mutate serve invoke build openapi events bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -35,7 +38,12 @@ $(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
 	$(SCAN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-scan.txt -c constraints-scan.txt
 	@touch $@
 
-install: $(STAMP) $(SCAN_STAMP) ## Create or update .venv (Python 3.13, pinned tools) and .venv-scan (checkov)
+$(MUTATE_STAMP): requirements-mutate.txt constraints-mutate.txt src/core/requirements.txt src/core/constraints.txt
+	@[ -x $(MUTATE_VENV)/bin/python ] || $(PYTHON) -m venv $(MUTATE_VENV)
+	$(MUTATE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-mutate.txt -c constraints-mutate.txt
+	@touch $@
+
+install: $(STAMP) $(SCAN_STAMP) $(MUTATE_STAMP) ## Create or update .venv (Python 3.13, pinned tools), .venv-scan (checkov), .venv-mutate (mutmut)
 
 lint: $(STAMP) ## ruff check and format check
 	ruff check .
@@ -58,6 +66,17 @@ test: lint typecheck validate unit ## Everything CI runs
 fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/test_fuzz.py
 
+# mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
+# src/texttools (README "Mutation testing"); mutmut copies them into its mutants/ and keeps results there.
+mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml); incremental
+	@mkdir -p $(MUTATE_DIR)/src
+	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
+	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
+	@for path in pyproject.toml tests scripts spec events template.yaml openapi.json; do \
+		ln -sfn $(abspath .)/$$path $(MUTATE_DIR)/$$path; done
+	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
+	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results
+
 serve: $(STAMP) ## The API on :3000 (PORT=... for another; docs at /docs) and the S3 flow on :5000, real handlers, no Docker
 	python -m scripts.serve $(if $(PORT),--port $(PORT))
 
@@ -77,5 +96,5 @@ events: $(STAMP) ## Regenerate the sample events under events/
 build: $(STAMP) ## sam build for this machine's architecture (no Docker)
 	sam build --parameter-overrides Architecture=$(HOST_ARCH)
 
-clean: ## Remove build outputs and caches (keeps .venv)
-	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .hypothesis
+clean: ## Remove build outputs, mutation results and caches (keeps the venvs)
+	rm -rf .aws-sam build .pytest_cache .mypy_cache .ruff_cache .hypothesis

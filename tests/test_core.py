@@ -1,6 +1,7 @@
 """Every rule of the descriptors and of API.md's "precise points", one test each, on the pure core."""
 
 import json
+import string
 
 import pytest
 
@@ -9,6 +10,7 @@ from texttools import (
     DELIMITER_CHUNK_TOOL,
     EXTRACT_BETWEEN_TOOL,
     PARAGRAPHS_SPLIT_TOOL,
+    TOOLS,
     InputTooLarge,
     InvalidInput,
     OutputTooLarge,
@@ -106,13 +108,17 @@ def test_no_normalization_or_case_folding(text: str, delimiter: str) -> None:
 
 
 def test_empty_delimiter_is_invalid_input() -> None:
-    with pytest.raises(InvalidInput):
+    """The core refuses it for its own callers too (the API's validation refuses it first)."""
+    with pytest.raises(InvalidInput, match=r"^The delimiter must not be empty\.$") as raised:
         delimiter_chunk("abc", "")
+    assert raised.value.details == [{"field": "delimiter", "problem": "must not be empty"}]
 
 
 def test_exactly_max_chunks_is_accepted_and_one_more_is_refused() -> None:
     assert delimiter_chunk("," * (DELIMITER_CHUNK.max_chunks - 1), ",")["chunk_count"] == DELIMITER_CHUNK.max_chunks
-    with pytest.raises(TooManyChunks):
+    with pytest.raises(
+        TooManyChunks, match=rf"^The text would split into more than {DELIMITER_CHUNK.max_chunks} chunks\.$"
+    ):
         delimiter_chunk("," * DELIMITER_CHUNK.max_chunks, ",")
 
 
@@ -150,13 +156,13 @@ def test_multi_character_markers_and_empty_matches() -> None:
     assert extract_between("<<>><<x>>", "<<", ">>")["matches"] == ["", "x"]
 
 
-def test_start_marker_without_end_marker_is_an_error() -> None:
-    with pytest.raises(UnclosedStartMarker):
+def test_start_marker_without_end_marker_is_an_error_that_says_where() -> None:
+    with pytest.raises(UnclosedStartMarker, match=r"^The start marker at code point 11 has no end marker after it\.$"):
         extract_between("ok[1] then [open", "[", "]")
 
 
 def test_end_marker_must_follow_the_start_marker() -> None:
-    with pytest.raises(UnclosedStartMarker):
+    with pytest.raises(UnclosedStartMarker, match=r" at code point 2 "):
         extract_between("]x[", "[", "]")
 
 
@@ -171,7 +177,7 @@ def test_scan_stops_at_the_first_complete_match_after_the_cap() -> None:
 
 
 def test_unclosed_marker_reached_before_stopping_is_an_error() -> None:
-    with pytest.raises(UnclosedStartMarker):
+    with pytest.raises(UnclosedStartMarker, match=r" at code point 3 "):
         extract_between("[a][", "[", "]", 1)
 
 
@@ -181,10 +187,11 @@ def test_default_cap_is_the_descriptors() -> None:
     assert result["truncated"] is True
 
 
-@pytest.mark.parametrize(("start", "end"), [("", "]"), ("[", "")])
-def test_empty_markers_are_invalid_input(start: str, end: str) -> None:
-    with pytest.raises(InvalidInput):
+@pytest.mark.parametrize(("start", "end", "field"), [("", "]", "start"), ("[", "", "end")])
+def test_empty_markers_are_invalid_input(start: str, end: str, field: str) -> None:
+    with pytest.raises(InvalidInput, match=rf"^The {field} marker must not be empty\.$") as raised:
         extract_between("[a]", start, end)
+    assert raised.value.details == [{"field": field, "problem": "must not be empty"}]
 
 
 def test_astral_and_exact_code_unit_matching() -> None:
@@ -239,8 +246,19 @@ def test_exactly_max_paragraphs_is_accepted_and_one_more_is_refused() -> None:
         paragraphs_split("p\n\n" * PARAGRAPHS_SPLIT.max_paragraphs)["paragraph_count"]
         == PARAGRAPHS_SPLIT.max_paragraphs
     )
-    with pytest.raises(TooManyChunks):
+    with pytest.raises(
+        TooManyChunks, match=rf"^The text has more than {PARAGRAPHS_SPLIT.max_paragraphs} paragraphs\.$"
+    ):
         paragraphs_split("p\n\n" * (PARAGRAPHS_SPLIT.max_paragraphs + 1))
+
+
+@pytest.mark.parametrize("char", [c for c in string.printable if c not in "\r\n"])
+def test_only_the_cr_of_a_crlf_is_cut_from_a_paragraph_and_only_endings_end_the_count(char: str) -> None:
+    """Whatever else a paragraph's last line ends in stays in it, and a text ending in it has a
+    last line that counts."""
+    result = paragraphs_split(f"a{char}\r\n\r\nb{char}")
+    assert [p["text"] for p in result["paragraphs"]] == [f"a{char}", f"b{char}"]
+    assert result["line_count_total"] == 3
 
 
 def test_long_blank_lines_are_linear_not_quadratic() -> None:
@@ -273,8 +291,22 @@ def test_byte_limit_at_and_one_past(tool: Tool, field: str, limit: int, others: 
     at_limit = unit * (limit // width) + "a" * (limit % width)
     assert len(at_limit.encode()) == limit
     execute(tool, **others, **{field: at_limit})
-    with pytest.raises(InputTooLarge):
+    with pytest.raises(InputTooLarge, match=rf"^The {field} field is larger than {limit} UTF-8 bytes\.$") as raised:
         execute(tool, **others, **{field: at_limit + "a"})
+    assert raised.value.details == [{"field": field, "problem": f"must be at most {limit} UTF-8 bytes"}]
+
+
+@pytest.mark.parametrize(
+    ("tool", "field"),
+    [(tool, field) for tool in TOOLS.values() for field in tool.byte_limits],
+    ids=lambda v: v if isinstance(v, str) else v.id,
+)
+def test_a_lone_surrogate_is_invalid_input_that_names_its_field(tool: Tool, field: str) -> None:
+    valid = {"text": "[a]", "delimiter": ",", "start": "[", "end": "]"}
+    fields = {name: valid[name] for name in tool.byte_limits} | {field: "a\ud800"}
+    with pytest.raises(InvalidInput, match=rf"^The {field} field holds a lone surrogate\.$") as raised:
+        tool.parse(fields)
+    assert raised.value.details == [{"field": field, "problem": "must not hold a lone surrogate"}]
 
 
 def test_limit_counts_decoded_bytes_not_json_escapes() -> None:
@@ -286,8 +318,24 @@ def test_limit_counts_decoded_bytes_not_json_escapes() -> None:
 
 
 def test_body_no_valid_request_could_need_is_refused_before_parsing() -> None:
-    with pytest.raises(InputTooLarge):
-        PARAGRAPHS_SPLIT_TOOL.execute(b"{" * (PARAGRAPHS_SPLIT_TOOL.max_body_bytes + 1))  # not even JSON
+    largest = PARAGRAPHS_SPLIT_TOOL.max_body_bytes
+    with pytest.raises(InvalidInput, match=r"^The request body is not valid UTF-8 JSON\.$"):  # parsed, not JSON
+        PARAGRAPHS_SPLIT_TOOL.execute(b"{" * largest)
+    with pytest.raises(InputTooLarge, match=r"^The request body is larger than any valid request for this tool\.$"):
+        PARAGRAPHS_SPLIT_TOOL.execute(b"{" * (largest + 1))
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_body_in_another_unicode_encoding_is_not_json(codec: str) -> None:
+    with pytest.raises(InvalidInput, match=r"^The request body is not valid UTF-8 JSON\.$"):
+        PARAGRAPHS_SPLIT_TOOL.execute('{"text": "a"}'.encode(codec))
+
+
+@pytest.mark.parametrize("body", ["[]", '"text"', "1", "null"])
+def test_a_body_that_is_not_an_object_says_so(body: str) -> None:
+    with pytest.raises(InvalidInput, match=r"^The request body must be a JSON object\.$") as raised:
+        PARAGRAPHS_SPLIT_TOOL.execute(body.encode())
+    assert raised.value.details == []
 
 
 # --- output limit (bytes of the exact response body; at the limit is accepted) --------------------
@@ -313,5 +361,5 @@ def test_output_exactly_at_the_limit_is_returned_and_one_byte_more_is_refused(to
     text = sized_text(tool, limit)
     body = tool.execute(json.dumps({**base(tool), "text": text}).encode())
     assert len(body) == limit
-    with pytest.raises(OutputTooLarge):
+    with pytest.raises(OutputTooLarge, match=rf"^The result would be larger than {limit} bytes\.$"):
         tool.execute(json.dumps({**base(tool), "text": text + "a"}).encode())

@@ -131,19 +131,37 @@ def test_max_matches_bounds_are_accepted(post: Post) -> None:
         assert post("text-extract-between", body)["statusCode"] == 200
 
 
-def test_validation_failure_exact_body(post: Post) -> None:
-    response = post("text-delimiter-chunk", '{"text": 5, "max_splits": true, "colour": "red"}')
-    assert response["statusCode"] == 400
-    assert json.loads(response["body"]) == {
-        "error": {
-            "code": "invalid_input",
-            "message": "The request does not match this tool's input schema.",
-            "details": [
+@pytest.mark.parametrize(
+    ("tool_id", "body", "details"),
+    [
+        (
+            "text-delimiter-chunk",
+            '{"text": 5, "max_splits": true, "colour": "red"}',
+            [
                 {"field": "text", "problem": "must be a string"},
                 {"field": "delimiter", "problem": "is required"},
                 {"field": "max_splits", "problem": "must be an integer"},
                 {"field": "colour", "problem": "is not a field of this tool"},
             ],
+        ),
+        (
+            "text-extract-between",
+            '{"text": "a", "start": "", "end": "]", "max_matches": 1001}',
+            [
+                {"field": "start", "problem": "must not be empty"},
+                {"field": "max_matches", "problem": "must be at most 1000"},
+            ],
+        ),
+    ],
+)
+def test_validation_failure_exact_body(post: Post, tool_id: str, body: str, details: list[dict[str, str]]) -> None:
+    response = post(tool_id, body)
+    assert response["statusCode"] == 400
+    assert json.loads(response["body"]) == {
+        "error": {
+            "code": "invalid_input",
+            "message": "The request does not match this tool's input schema.",
+            "details": details,
             "request_id": "req-1",
         }
     }
@@ -183,8 +201,21 @@ def test_escaped_body_of_1_5_mib_within_limits_succeeds(post: Post) -> None:
     assert json.loads(response["body"])["chunks"][0]["end"] == DELIMITER_CHUNK.max_input_bytes
 
 
-@pytest.mark.parametrize("raw", [b'{"text": "\xff"}', b'{"text": "\xed\xa0\x80"}', b"\xfe\xff"])
+VALID_PARAGRAPHS_BODY = '{"text": "a"}'
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"text": "\xff"}',
+        b'{"text": "\xed\xa0\x80"}',
+        b"\xfe\xff",
+        *(VALID_PARAGRAPHS_BODY.encode(codec) for codec in ("utf-16", "utf-16-le", "utf-32")),
+    ],
+)
 def test_invalid_utf8_is_400(post: Post, raw: bytes) -> None:
+    """API.md: the body is UTF-8; a valid request in UTF-16 or UTF-32 (which ``json.loads`` of
+    bytes would detect and accept) is refused."""
     assert code_of(post("text-paragraphs-split", raw)) == (400, "invalid_input")
 
 

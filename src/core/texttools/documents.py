@@ -99,17 +99,12 @@ def tool_and_parameters(metadata: Mapping[str, str]) -> tuple[Tool, dict[str, ob
     """
     tool_id = metadata.get("tool", PARAGRAPHS_SPLIT_TOOL.id)
     if tool_id not in TOOLS:
-        raise InvalidInput(
-            "The tool metadata names no known tool.", [{"field": "tool", "problem": f"must be one of {sorted(TOOLS)}"}]
-        )
+        raise InvalidInput(f"The tool metadata must be one of {', '.join(sorted(TOOLS))}.")
     parameters: dict[str, object] = {}
     for name, field in PARAMETER_METADATA[tool_id].items():
         if name in metadata:
             try:
                 parameters[field] = orjson.loads(metadata[name])
             except orjson.JSONDecodeError:
-                raise InvalidInput(
-                    f"The {name} metadata is not a JSON literal.",
-                    [{"field": name, "problem": "must be a JSON string literal or integer"}],
-                ) from None
+                raise InvalidInput(f"The {name} metadata must be a JSON string literal or integer.") from None
     return TOOLS[tool_id], parameters
