@@ -67,9 +67,10 @@ fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPL
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/test_fuzz.py
 
 # mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
-# src/texttools (README "Mutation testing"); mutmut copies them into its mutants/ and keeps results there.
-mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml); incremental
-	@mkdir -p $(MUTATE_DIR)/src
+# src/texttools (README "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
+# verdict when only the tests change.
+mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
+	@rm -rf $(MUTATE_DIR)/mutants && mkdir -p $(MUTATE_DIR)/src
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
 	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
 	@for path in pyproject.toml tests scripts spec events template.yaml openapi.json; do \

@@ -121,12 +121,14 @@ def log_lines(capsys: pytest.CaptureFixture[str]) -> Callable[[], list[str]]:
     """Everything the functions print this test: Powertools log lines and EMF metric lines.
 
     Powertools' handler keeps the stream it was created with; it is pointed at the current stdout.
+    Assigned, not ``setStream``: that flushes the old stream, which an earlier pytest session in
+    the same process (``make mutate`` runs several) has closed.
     """
     import delimiter_chunk  # noqa: F401 (creates the functions' loggers)
 
     for handler in logging.getLogger(os.environ["POWERTOOLS_SERVICE_NAME"]).handlers:
         if isinstance(handler, logging.StreamHandler):
-            handler.setStream(_CurrentStdout())
+            handler.stream = _CurrentStdout()
 
     def read() -> list[str]:
         return capsys.readouterr().out.splitlines()
