@@ -145,8 +145,9 @@ def warm_rows() -> list[dict[str, Any]]:
         response = handler_work(tool_id, body)()
         assert response["statusCode"] == 200, response["body"][:200]
         output = json.loads(response["body"])
-        floor, required, warm = alternated_medians(floor_work(tool_id, body.decode(), output),
-                                                   required_work(tool_id, body.decode(), output),
+        as_event_holds_it = body.decode()
+        floor, required, warm = alternated_medians(floor_work(tool_id, as_event_holds_it, output),
+                                                   required_work(tool_id, as_event_holds_it, output),
                                                    handler_work(tool_id, body))  # fmt: skip
         pieces = len(output.get("chunks", output.get("paragraphs", output.get("matches", []))))
         rows.append({"tool": tool_id, "request_bytes": len(body), "pieces": pieces, "floor_ms": floor,
