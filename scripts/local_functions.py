@@ -5,12 +5,14 @@ A worker imports its handler once (its cold start), keeps its module state betwe
 the other functions: not Powertools' class-level state, not a module, not an environment variable.
 """
 
+import contextlib
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 from collections.abc import Mapping
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -25,15 +27,15 @@ class InvocationError(Exception):
 
 
 def _serve(spec: FunctionSpec, environment: Mapping[str, str], connection: Connection) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent stops us
     os.environ.update(environment)
     sys.path[:0] = [str(spec.code_uri), str(LAYER)]
     handler = spec.load()
-    while (event := connection.recv()) is not None:
-        try:
-            connection.send(("ok", handler(event, LocalContext(spec.logical_id))))
-        except Exception as error:
-            connection.send(("error", type(error).__name__))
+    with contextlib.suppress(EOFError):  # the parent was killed: there is no one left to answer
+        while (event := connection.recv()) is not None:
+            try:
+                connection.send(("ok", handler(event, LocalContext(spec.logical_id))))
+            except Exception as error:
+                connection.send(("error", type(error).__name__))
 
 
 class FunctionWorker:
@@ -43,7 +45,16 @@ class FunctionWorker:
         self._connection, child = context.Pipe()
         env = {**spec.environment, **(environment or {})}
         self._process = context.Process(target=_serve, args=(spec, env, child), daemon=True, name=spec.logical_id)
-        self._process.start()
+        # Ctrl-C reaches the whole process group, and the parent stops its workers itself. A worker
+        # is born with SIGINT blocked, as multiprocessing starts its own resource tracker (a blocked
+        # signal stays blocked through fork and exec), so not even its start-up, before any code of
+        # ours runs, ends in a KeyboardInterrupt. The tracker goes first: starting it unblocks SIGINT.
+        resource_tracker.ensure_running()
+        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         self._lock = threading.Lock()
 
     def invoke(self, event: dict[str, Any]) -> Any:

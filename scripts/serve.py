@@ -11,15 +11,18 @@ import sys
 import threading
 from types import FrameType
 
-from scripts.local_api import LocalApi, make_server
-from scripts.local_s3 import LocalS3Flow
-
 LOCAL_API_KEY = "local-key"
 """The local server's default key: the server listens on loopback only, and a fixed key keeps the
 README's curl lines pasteable. Deployed stacks get a generated key."""
 
 
 def main() -> None:
+    # Imported here: every function's worker is a spawned process, which imports this module again
+    # (as multiprocessing's ``__mp_main__``) and must not load moto, boto3 and the local servers,
+    # which a Lambda does not have (0.3 s and 40 MB a worker).
+    from scripts.local_api import LocalApi, make_server  # noqa: PLC0415
+    from scripts.local_s3 import LocalS3Flow  # noqa: PLC0415
+
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=3000)

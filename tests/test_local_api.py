@@ -1,5 +1,6 @@
 """``make serve``, started on free ports inside the test and driven over real HTTP and S3."""
 
+import contextlib
 import http.client
 import json
 import os
@@ -10,6 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
@@ -277,38 +279,77 @@ def test_s3_flow_keeps_an_event_that_keeps_failing(flow: LocalS3Flow, delivered:
     assert json.loads(messages[0]["Body"])["requestPayload"] == event
 
 
-def test_make_serve_starts_and_stops_cleanly_on_ctrl_c() -> None:
-    """The real entry point: banner with the endpoints, then Ctrl-C (SIGINT to the group) stops it all."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "scripts.serve", "--port", "0", "--s3-port", "5200"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
-    )  # fmt: skip
+Serve = Callable[..., "subprocess.Popen[str]"]
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    """Starts the real entry point (``make serve``) with the given arguments in a process group of
+    its own (its moto too); whatever a test leaves running, after a failed assertion too, is killed."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*args: str, stderr: int = subprocess.STDOUT) -> "subprocess.Popen[str]":
+        process = subprocess.Popen(
+            [sys.executable, "-m", "scripts.serve", *args],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
+        )  # fmt: skip
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        with contextlib.suppress(ProcessLookupError):  # the group has ended, as it should
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+
+
+def banner(process: "subprocess.Popen[str]") -> str:
+    """What ``make serve`` prints once it listens, up to the blank line that ends it."""
     assert process.stdout is not None
-    banner = []
+    lines: list[str] = []
     for line in process.stdout:
-        banner.append(line)
-        if line.startswith("S3 endpoint"):
+        lines.append(line)
+        if line == "\n" and lines[-2].startswith("  then:"):
             break
-    text = "".join(banner)
+    return "".join(lines)
+
+
+def stopped_on_ctrl_c(process: "subprocess.Popen[str]") -> str:
+    """What ``make serve`` prints from Ctrl-C (SIGINT to the group) until it exits, which must be cleanly."""
+    assert process.stdout is not None
+    os.killpg(process.pid, signal.SIGINT)
+    assert process.wait(timeout=30) == 0
+    return process.stdout.read()
+
+
+def test_make_serve_starts_and_stops_cleanly_on_ctrl_c(serve: Serve) -> None:
+    process = serve("--port", "0", "--s3-port", "5200")
+    text = banner(process)
     assert f"API key:   {LOCAL_API_KEY}" in text
     assert "/docs" in text
     assert "bucket text-tools-documents-" in text
-    os.killpg(process.pid, signal.SIGINT)
-    assert process.wait(timeout=30) == 0
-    assert "stopped" in process.stdout.read()
+    assert stopped_on_ctrl_c(process) == "stopped\n"  # nothing else: no worker's KeyboardInterrupt
 
 
-def test_make_serve_on_a_port_in_use_says_so_and_leaves_nothing_running() -> None:
+def test_make_serve_says_so_when_its_moto_is_reset(serve: Serve) -> None:
+    """moto's reset forgets the bucket and the events queue, possibly between two calls of the S3
+    flow's thread: the flow says so once, its thread ends without a traceback, Ctrl-C still stops all."""
+    process = serve("--port", "0", "--s3-port", "5200")
+    assert process.stdout is not None
+    endpoint = banner(process).split("S3 endpoint", 1)[1].split()[0]
+    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30).close()  # noqa: S310 (loopback)
+    said = "S3 events: moto was reset, so documents are no longer chunked; restart make serve\n"
+    assert process.stdout.readline() == said
+    assert stopped_on_ctrl_c(process) == "stopped\n"
+
+
+def test_make_serve_on_a_port_in_use_says_so_and_leaves_nothing_running(serve: Serve) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        process = subprocess.Popen(
-            [sys.executable, "-m", "scripts.serve", "--port", str(port), "--s3-port", "5400"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-            env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
-        )  # fmt: skip
+        process = serve("--port", str(port), "--s3-port", "5400", stderr=subprocess.PIPE)
         _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port} (Address already in use); choose a port: make serve PORT=" in stderr
@@ -317,6 +358,64 @@ def test_make_serve_on_a_port_in_use_says_so_and_leaves_nothing_running() -> Non
     while running_in_group(process.pid) and time.monotonic() < deadline:  # the functions' workers stop too
         time.sleep(0.1)
     assert running_in_group(process.pid) == []
+
+
+WORKER_UNDER_CTRL_C = """
+import os, signal
+from scripts.lambda_runtime import api_event, functions
+from scripts.local_functions import FunctionWorker
+
+signal.signal(signal.SIGINT, lambda *_: None)  # the parent handles Ctrl-C itself, as make serve does
+quiet = {"POWERTOOLS_LOG_LEVEL": "ERROR", "POWERTOOLS_METRICS_DISABLED": "true"}
+worker = FunctionWorker(functions()["ParagraphsSplitFunction"], quiet)
+os.killpg(0, signal.SIGINT)  # Ctrl-C while the worker is still starting
+event = api_event("POST", "PATH", '{"text": "a"}', {"Content-Type": "application/json"})
+print(worker.invoke(event)["statusCode"])
+worker.stop()
+"""
+
+
+def test_a_function_worker_outlives_a_ctrl_c_during_its_start_up() -> None:
+    """Ctrl-C reaches the whole process group, and ``make serve`` stops its workers itself: a
+    worker still starting up must neither die of it nor print a KeyboardInterrupt traceback."""
+    code = WORKER_UNDER_CTRL_C.replace("PATH", descriptor("text-paragraphs-split")["execute_url"])
+    result = subprocess.run(
+        [sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True, timeout=60,
+        start_new_session=True, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
+    )  # fmt: skip
+    assert (result.returncode, result.stdout, result.stderr) == (0, "200\n", "")
+
+
+WORKER_OF_A_KILLED_PARENT = """
+import os, signal
+from scripts.lambda_runtime import functions
+from scripts.local_functions import FunctionWorker
+
+worker = FunctionWorker(functions()["ParagraphsSplitFunction"])
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_function_worker_ends_quietly_when_make_serve_is_killed() -> None:
+    """``kill -9`` of ``make serve`` leaves its workers no one to answer: they end, without a
+    traceback (the run ends when the worker, which shares its stderr, has ended too)."""
+    result = subprocess.run(
+        [sys.executable, "-c", WORKER_OF_A_KILLED_PARENT], check=False, cwd=ROOT, capture_output=True, text=True,
+        timeout=60, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
+    )  # fmt: skip
+    assert (result.returncode, result.stderr) == (-signal.SIGKILL, "")
+
+
+def test_importing_make_serve_s_module_loads_no_aws_fake() -> None:
+    """Each function's worker is spawned, and imports ``scripts.serve`` again (multiprocessing's
+    ``__mp_main__``): it must not get moto, boto3 or the local servers, which a Lambda lacks."""
+    code = "import sys, scripts.serve; print(sorted(m for m in sys.modules if m.split('.')[0] in NAMES))"
+    names = {"moto", "boto3", "botocore", "werkzeug", "scripts"}
+    result = subprocess.run(
+        [sys.executable, "-c", code.replace("NAMES", repr(names))], cwd=ROOT, capture_output=True, text=True,
+        check=True, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
+    )  # fmt: skip
+    assert result.stdout == "['scripts', 'scripts.serve']\n"
 
 
 def running_in_group(group: int) -> list[int]:
