@@ -41,10 +41,17 @@ def _serve(spec: FunctionSpec, environment: Mapping[str, str], connection: Conne
 class FunctionWorker:
     def __init__(self, spec: FunctionSpec, environment: Mapping[str, str] | None = None) -> None:
         self.spec = spec
+        self._environment = {**spec.environment, **(environment or {})}
+        self._lock = threading.Lock()
+        self._start()
+
+    def _start(self) -> None:
+        """A new process for the function, which imports its handler: a cold start."""
         context = multiprocessing.get_context("spawn")
         self._connection, child = context.Pipe()
-        env = {**spec.environment, **(environment or {})}
-        self._process = context.Process(target=_serve, args=(spec, env, child), daemon=True, name=spec.logical_id)
+        self._process = context.Process(
+            target=_serve, args=(self.spec, self._environment, child), daemon=True, name=self.spec.logical_id
+        )
         # Ctrl-C reaches the whole process group, and the parent stops its workers itself. A worker
         # is born with SIGINT blocked, as multiprocessing starts its own resource tracker (a blocked
         # signal stays blocked through fork and exec), so not even its start-up, before any code of
@@ -55,12 +62,20 @@ class FunctionWorker:
             self._process.start()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-        self._lock = threading.Lock()
 
     def invoke(self, event: dict[str, Any]) -> Any:
+        """The handler's answer. As on Lambda, a process that has ended is replaced before the next
+        invocation, and one that ends during an invocation fails that invocation only."""
         with self._lock:
-            self._connection.send(event)
-            status, result = self._connection.recv()
+            if not self._process.is_alive():
+                self._start()
+            try:
+                self._connection.send(event)
+                status, result = self._connection.recv()
+            except (EOFError, OSError):  # the pipe is broken: whatever is left of the process goes
+                self._process.kill()
+                self._process.join()
+                raise InvocationError(f"{self.spec.logical_id} exited") from None
         if status == "error":
             raise InvocationError(f"{self.spec.logical_id} raised {result}")
         return result

@@ -18,9 +18,9 @@ from urllib.parse import unquote_plus
 
 import pytest
 
-from scripts.lambda_runtime import ROOT, load_template, parameter_defaults
+from scripts.lambda_runtime import ROOT, FunctionSpec, load_template, parameter_defaults
 from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest
-from scripts.local_functions import InvocationError
+from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
 from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, TOOL_IDS, descriptor
@@ -404,6 +404,33 @@ def test_a_function_worker_ends_quietly_when_make_serve_is_killed() -> None:
         timeout=60, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
     )  # fmt: skip
     assert (result.returncode, result.stderr) == (-signal.SIGKILL, "")
+
+
+ENDING_HANDLER = """
+import os, threading
+
+def handler(event, context):
+    if event["then"] == "end now":
+        os._exit(1)
+    if event["then"] == "end after answering":
+        threading.Timer(0.05, os._exit, (0,)).start()
+    return "answered"
+"""
+
+
+def test_a_function_worker_that_ends_is_replaced_as_lambda_replaces_an_instance(tmp_path: Path) -> None:
+    """A process that ends during an invocation fails that one invocation (502, or a retry of an S3
+    event); one that has ended is replaced by a new cold start before the next invocation."""
+    (tmp_path / "ending.py").write_text(ENDING_HANDLER)
+    worker = FunctionWorker(FunctionSpec("EndingFunction", tmp_path, "ending.handler", routes=()))
+    try:
+        with pytest.raises(InvocationError, match=r"^EndingFunction exited$"):
+            worker.invoke({"then": "end now"})
+        assert worker.invoke({"then": "end after answering"}) == "answered"
+        time.sleep(0.5)  # the process has ended (0.05 s after it answered)
+        assert worker.invoke({"then": "answer"}) == "answered"
+    finally:
+        worker.stop()
 
 
 def test_importing_make_serve_s_module_loads_no_aws_fake() -> None:
