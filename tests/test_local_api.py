@@ -360,8 +360,19 @@ def test_make_serve_on_a_port_in_use_says_so_and_leaves_nothing_running(serve: S
     assert running_in_group(process.pid) == []
 
 
+def run_python(
+    code: str, *args: str, check: bool = False, new_session: bool = False
+) -> "subprocess.CompletedProcess[str]":
+    """``code`` (given ``args`` as ``sys.argv[1:]``) in a fresh interpreter with the scripts on its
+    path, as ``make serve`` has them; its output captured."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], check=check, cwd=ROOT, capture_output=True, text=True, timeout=60,
+        start_new_session=new_session, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
+    )  # fmt: skip
+
+
 WORKER_UNDER_CTRL_C = """
-import os, signal
+import os, signal, sys
 from scripts.lambda_runtime import api_event, functions
 from scripts.local_functions import FunctionWorker
 
@@ -369,7 +380,7 @@ signal.signal(signal.SIGINT, lambda *_: None)  # the parent handles Ctrl-C itsel
 quiet = {"POWERTOOLS_LOG_LEVEL": "ERROR", "POWERTOOLS_METRICS_DISABLED": "true"}
 worker = FunctionWorker(functions()["ParagraphsSplitFunction"], quiet)
 os.killpg(0, signal.SIGINT)  # Ctrl-C while the worker is still starting
-event = api_event("POST", "PATH", '{"text": "a"}', {"Content-Type": "application/json"})
+event = api_event("POST", sys.argv[1], '{"text": "a"}', {"Content-Type": "application/json"})
 print(worker.invoke(event)["statusCode"])
 worker.stop()
 """
@@ -378,11 +389,7 @@ worker.stop()
 def test_a_function_worker_outlives_a_ctrl_c_during_its_start_up() -> None:
     """Ctrl-C reaches the whole process group, and ``make serve`` stops its workers itself: a
     worker still starting up must neither die of it nor print a KeyboardInterrupt traceback."""
-    code = WORKER_UNDER_CTRL_C.replace("PATH", descriptor("text-paragraphs-split")["execute_url"])
-    result = subprocess.run(
-        [sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True, timeout=60,
-        start_new_session=True, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
-    )  # fmt: skip
+    result = run_python(WORKER_UNDER_CTRL_C, descriptor("text-paragraphs-split")["execute_url"], new_session=True)
     assert (result.returncode, result.stdout, result.stderr) == (0, "200\n", "")
 
 
@@ -399,10 +406,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 def test_a_function_worker_ends_quietly_when_make_serve_is_killed() -> None:
     """``kill -9`` of ``make serve`` leaves its workers no one to answer: they end, without a
     traceback (the run ends when the worker, which shares its stderr, has ended too)."""
-    result = subprocess.run(
-        [sys.executable, "-c", WORKER_OF_A_KILLED_PARENT], check=False, cwd=ROOT, capture_output=True, text=True,
-        timeout=60, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
-    )  # fmt: skip
+    result = run_python(WORKER_OF_A_KILLED_PARENT)
     assert (result.returncode, result.stderr) == (-signal.SIGKILL, "")
 
 
@@ -436,12 +440,8 @@ def test_a_function_worker_that_ends_is_replaced_as_lambda_replaces_an_instance(
 def test_importing_make_serve_s_module_loads_no_aws_fake() -> None:
     """Each function's worker is spawned, and imports ``scripts.serve`` again (multiprocessing's
     ``__mp_main__``): it must not get moto, boto3 or the local servers, which a Lambda lacks."""
-    code = "import sys, scripts.serve; print(sorted(m for m in sys.modules if m.split('.')[0] in NAMES))"
-    names = {"moto", "boto3", "botocore", "werkzeug", "scripts"}
-    result = subprocess.run(
-        [sys.executable, "-c", code.replace("NAMES", repr(names))], cwd=ROOT, capture_output=True, text=True,
-        check=True, env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
-    )  # fmt: skip
+    code = "import sys, scripts.serve; print(sorted(m for m in sys.modules if m.split('.')[0] in sys.argv[1:]))"
+    result = run_python(code, "moto", "boto3", "botocore", "werkzeug", "scripts", check=True)
     assert result.stdout == "['scripts', 'scripts.serve']\n"
 
 
