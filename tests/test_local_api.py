@@ -2,6 +2,7 @@
 
 import contextlib
 import http.client
+import io
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from email.message import Message
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
@@ -19,7 +21,7 @@ from urllib.parse import unquote_plus
 import pytest
 
 from scripts.lambda_runtime import ROOT, FunctionSpec, load_template, parameter_defaults
-from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest
+from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest, read_body
 from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
@@ -134,6 +136,96 @@ def test_the_gateway_refuses_a_body_over_10_mib_before_routing() -> None:
         api.stop()
 
 
+def address(base_url: str) -> tuple[str, int]:
+    host, port = base_url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def connect(base_url: str) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection(*address(base_url), timeout=10)
+
+
+def test_a_chunked_body_is_decoded_and_the_connection_kept(base_url: str) -> None:
+    connection = connect(base_url)
+    headers = {"x-api-key": TEST_API_KEY, "Content-Type": JSON}
+    connection.request("POST", PARAGRAPHS, iter([b'{"text":', b'"a\\n\\nb"}']), headers, encode_chunked=True)
+    response = connection.getresponse()
+    assert (response.status, json.loads(response.read())["paragraph_count"]) == (200, 2)
+    connection.request("POST", PARAGRAPHS, b'{"text":"c"}', headers)  # the same connection: framing held
+    response = connection.getresponse()
+    assert (response.status, json.loads(response.read())["paragraph_count"]) == (200, 1)
+
+
+def test_an_oversized_chunked_body_is_refused_and_the_connection_kept(base_url: str) -> None:
+    connection = connect(base_url)
+    headers = {"x-api-key": TEST_API_KEY, "Content-Type": JSON}
+    pieces = [b" " * (1024 * 1024)] * 10 + [b" "]  # 10 MiB + 1 byte, in eleven chunks
+    connection.request("POST", PARAGRAPHS, iter(pieces), headers, encode_chunked=True)
+    response = connection.getresponse()
+    assert (response.status, json.loads(response.read())["error"]["code"]) == (413, "input_too_large")
+    connection.request("POST", PARAGRAPHS, b'{"text":"c"}', headers)
+    assert connection.getresponse().status == 200
+
+
+HEAD = f"POST {PARAGRAPHS} HTTP/1.1\r\nHost: x\r\nx-api-key: {TEST_API_KEY}\r\nContent-Type: {JSON}\r\n".encode()
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        HEAD + b"Content-Length: abc\r\n\r\n{}",
+        HEAD + b"Content-Length: -1\r\n\r\n{}",
+        HEAD + b"Content-Length: +2\r\n\r\n{}",
+        HEAD + "Content-Length: \u0662\r\n\r\n{}".encode(),  # ARABIC-INDIC DIGIT TWO: a digit, not ASCII
+        HEAD + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{} ",
+        HEAD + b"Content-Length: 9\r\n\r\n{}",  # the body ends (the client stops sending) early
+        HEAD + b"Transfer-Encoding: gzip\r\n\r\n{}",
+        HEAD + b"Transfer-Encoding: chunked\r\nContent-Length: 7\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        HEAD + b"Transfer-Encoding: chunked\r\n\r\n0x2\r\n{}\r\n0\r\n\r\n",
+        HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}!!\r\n0\r\n\r\n",  # data longer than its size
+        HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n",  # no last chunk
+    ],
+)
+def test_a_body_that_cannot_be_delimited_is_refused_and_the_connection_closed(
+    base_url: str, request_bytes: bytes
+) -> None:
+    with socket.create_connection(address(base_url), timeout=10) as client:
+        client.sendall(request_bytes)
+        client.shutdown(socket.SHUT_WR)  # what a client that stops sending does
+        answer = b"".join(iter(lambda: client.recv(65536), b""))  # to the end: the server closes
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert b"\r\nConnection: close" in head
+    assert b"\r\nContent-Type: application/json" in head
+    error = json.loads(body)["error"]
+    assert (error["code"], error["message"]) == ("request_rejected", "The API gateway rejected the request.")
+    assert error["request_id"]
+
+
+@pytest.mark.parametrize(
+    ("framing", "body"),
+    [
+        ("Content-Length", b"x" * 100),
+        ("Transfer-Encoding", b"3\r\nabc\r\n61;ext=1\r\n" + b"x" * 97 + b"\r\n0\r\nTrailer: t\r\n\r\n"),
+    ],
+)
+def test_a_body_over_the_limit_is_consumed_but_only_limit_plus_one_bytes_kept(framing: str, body: bytes) -> None:
+    headers = Message()
+    headers[framing] = "100" if framing == "Content-Length" else "chunked"
+    stream = io.BytesIO(body + b"NEXT")
+    assert read_body(headers, stream, limit=10) == (b"x" * 11 if framing == "Content-Length" else b"abc" + b"x" * 8)
+    assert stream.read() == b"NEXT"  # the next request starts where this body ended
+
+
+def test_a_body_within_the_limit_is_read_whole() -> None:
+    headers = Message()
+    headers["Transfer-Encoding"] = "Chunked"
+    stream = io.BytesIO(b"1\r\n{\n1\r\n}\r\n0\r\n\r\n")  # bare LF after data is tolerated
+    assert read_body(headers, stream, limit=2) == b"{}"
+    assert read_body(Message(), io.BytesIO(b"ignored")) == b""  # no framing: no body
+
+
 @pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": TEST_API_KEY + "x"}])
 def test_api_key_mode_refuses_a_missing_or_wrong_key(base_url: str, headers: dict[str, str]) -> None:
     status, _, raw = call(base_url + PARAGRAPHS, b'{"text":"a"}', headers=headers)
@@ -213,8 +305,7 @@ def test_openapi_and_docs_are_served_offline(base_url: str) -> None:
 def test_docs_serve_no_file_outside_the_swagger_assets(base_url: str, path: str, outside: str | None) -> None:
     if outside:  # the file is there to be served if the path were followed
         assert (SWAGGER_ASSETS / path.removeprefix("/docs/")).is_file(), outside
-    host, port = base_url.removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection = connect(base_url)
     connection.request("GET", path)  # sent as is: no client-side normalisation of ".."
     response = connection.getresponse()
     assert (response.status, json.loads(response.read())["error"]["code"]) == (404, "not_found")
