@@ -8,6 +8,7 @@ local package, nothing fetched at run time) are served beside the API.
 """
 
 import base64
+import contextlib
 import re
 import secrets
 import time
@@ -218,6 +219,12 @@ def consume(stream: BufferedIOBase, size: int, kept: bytearray, limit: int) -> N
 def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+
+        def handle(self) -> None:
+            """A client that hangs up (a reset, a broken pipe) just ends its connection: there is
+            no one left to answer, and ``socketserver`` would print a traceback for it."""
+            with contextlib.suppress(ConnectionError):
+                super().handle()
 
         def _serve(self) -> None:
             started = time.perf_counter()

@@ -7,8 +7,10 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,7 +23,7 @@ from urllib.parse import unquote_plus
 import pytest
 
 from scripts.lambda_runtime import ROOT, FunctionSpec, load_template, parameter_defaults
-from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest, read_body
+from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest, make_server, read_body
 from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
@@ -201,6 +203,32 @@ def test_a_body_that_cannot_be_delimited_is_refused_and_the_connection_closed(
     error = json.loads(body)["error"]
     assert (error["code"], error["message"]) == ("request_rejected", "The API gateway rejected the request.")
     assert error["request_id"]
+
+
+def test_a_client_that_hangs_up_leaves_no_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    api = LocalApi(auth_mode="NONE")
+    server = make_server("127.0.0.1", 0, api)
+    server.daemon_threads = False  # so that server_close waits for every connection's thread
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(server, "handle_error", lambda *_: errors.append(sys.exc_info()[1]))  # what prints one
+    serving = threading.Thread(target=server.serve_forever)
+    serving.start()
+    request = f"POST {PARAGRAPHS} HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n".encode()
+    try:
+        for sent, answered in ((request[:-4] + b"1000\r\n\r\n{}", False), (request + b'{"text":"a"}', True)):
+            with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+                client.sendall(sent)
+                if answered:  # then hang up while the server waits for the next request
+                    assert client.recv(65536).startswith(b"HTTP/1.1 200 ")
+                else:
+                    time.sleep(0.2)  # hang up while the server reads the body
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join()
+        api.stop()
+    assert errors == []
 
 
 @pytest.mark.parametrize(
