@@ -9,10 +9,13 @@ local package, nothing fetched at run time) are served beside the API.
 
 import base64
 import contextlib
+import gzip
 import re
 import secrets
 import time
 import uuid
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +34,9 @@ API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
 READ_PIECE = 1024 * 1024
 CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
 """A chunk's size line (RFC 9112 section 7.1): hex digits, then extensions, which are ignored."""
+
+COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {"gzip": gzip.compress, "deflate": zlib.compress}
+"""API Gateway's content codings besides ``identity`` (``deflate`` is the zlib format, as HTTP means it)."""
 
 SWAGGER_ASSETS = Path(swagger_ui_bundle.swagger_ui_path)
 DOCS_PAGE = """<!doctype html>
@@ -93,7 +99,9 @@ class LocalApi:
         self.stage = stage
         self.auth_mode = auth_mode or parameter_defaults(template)["AuthMode"]
         self.api_key = api_key or secrets.token_urlsafe(24)
-        self.gateway_responses: dict[str, Any] = template["Resources"]["TextToolsApi"]["Properties"]["GatewayResponses"]
+        api_properties = template["Resources"]["TextToolsApi"]["Properties"]
+        self.gateway_responses: dict[str, Any] = api_properties["GatewayResponses"]
+        self.minimum_compression_size: int | None = api_properties.get("MinimumCompressionSize")
         self.routes: dict[str, dict[str, str]] = {}
         self.workers: dict[str, FunctionWorker] = {}
         for spec in functions(template).values():
@@ -113,6 +121,27 @@ class LocalApi:
         return int(configured.get("StatusCode", status)), {"Content-Type": "application/json"}, body.encode()
 
     def handle(self, request: LocalRequest) -> Answer:
+        return self.compressed(request, self.answer(request))
+
+    def compressed(self, request: LocalRequest, answer: Answer) -> Answer:
+        """The answer as API Gateway sends it with ``MinimumCompressionSize`` set: compressed when
+        it is at least that size, has no ``Content-Encoding`` of its own, and the request's
+        ``Accept-Encoding`` ranks gzip or deflate highest."""
+        status, headers, raw = answer
+        accepted = ",".join(
+            v for k, values in request.headers.items() if k.lower() == "accept-encoding" for v in values
+        )
+        coding = content_coding(accepted)
+        if (
+            coding is None
+            or self.minimum_compression_size is None
+            or len(raw) < self.minimum_compression_size
+            or any(name.lower() == "content-encoding" for name in headers)
+        ):
+            return answer
+        return status, {**headers, "Content-Encoding": coding}, COMPRESSORS[coding](raw)
+
+    def answer(self, request: LocalRequest) -> Answer:
         by_method = self.routes.get(request.path, {})
         function = by_method.get(request.method) or by_method.get("ANY")
         if len(request.body) > API_GATEWAY_MAX_BODY:
@@ -165,6 +194,27 @@ class LocalApi:
             kind = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}.get(asset.suffix, "text/plain")
             return 200, {"Content-Type": kind}, asset.read_bytes()
         return None
+
+
+def content_coding(accept_encoding: str) -> str | None:
+    """The coding an ``Accept-Encoding`` value gets from API Gateway: gzip or deflate when one of
+    them has the highest weight of the codings listed (gzip on a tie), else none. An absent header,
+    ``*``, ``identity`` or another coding ranked first mean no compression."""
+    weights: dict[str, float] = {}
+    for item in accept_encoding.split(","):
+        name, *parameters = (part.strip() for part in item.split(";"))
+        weight = 1.0
+        for parameter in parameters:
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0  # a weight that cannot be read accepts nothing
+        if name:
+            weights[name.lower()] = weight
+    best = max(weights.values(), default=0.0)
+    return next((coding for coding in COMPRESSORS if best > 0 and weights.get(coding) == best), None)
 
 
 class BadFraming(ValueError):

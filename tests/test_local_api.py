@@ -1,6 +1,7 @@
 """``make serve``, started on free ports inside the test and driven over real HTTP and S3."""
 
 import contextlib
+import gzip
 import http.client
 import io
 import json
@@ -14,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Callable, Iterator
 from email.message import Message
 from pathlib import Path
@@ -23,7 +25,15 @@ from urllib.parse import unquote_plus
 import pytest
 
 from scripts.lambda_runtime import ROOT, FunctionSpec, load_template, parameter_defaults
-from scripts.local_api import API_GATEWAY_MAX_BODY, SWAGGER_ASSETS, LocalApi, LocalRequest, make_server, read_body
+from scripts.local_api import (
+    API_GATEWAY_MAX_BODY,
+    SWAGGER_ASSETS,
+    LocalApi,
+    LocalRequest,
+    content_coding,
+    make_server,
+    read_body,
+)
 from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
@@ -252,6 +262,67 @@ def test_a_body_within_the_limit_is_read_whole() -> None:
     stream = io.BytesIO(b"1\r\n{\n1\r\n}\r\n0\r\n\r\n")  # bare LF after data is tolerated
     assert read_body(headers, stream, limit=2) == b"{}"
     assert read_body(Message(), io.BytesIO(b"ignored")) == b""  # no framing: no body
+
+
+@pytest.mark.parametrize(
+    ("accept_encoding", "coding"),
+    [
+        ("gzip", "gzip"),
+        ("GZip", "gzip"),
+        ("deflate", "deflate"),
+        ("gzip, deflate, br", "gzip"),  # a tie: gzip
+        ("br, deflate", "deflate"),
+        ("deflate;q=0.9, gzip;q=0.8", "deflate"),
+        ("gzip ; q=1.0", "gzip"),
+        ("br;q=1, gzip;q=0.5", None),  # the highest-ranked coding is not API Gateway's
+        ("identity", None),
+        ("*", None),
+        ("", None),  # no header: no compression
+        ("gzip;q=0", None),
+        ("gzip;q=x", None),
+        (" , ,gzip", "gzip"),
+    ],
+)
+def test_the_coding_api_gateway_compresses_with(accept_encoding: str, coding: str | None) -> None:
+    assert content_coding(accept_encoding) == coding
+
+
+def test_responses_are_compressed_as_the_templates_minimum_compression_size_says(base_url: str) -> None:
+    minimum = load_template()["Resources"]["TextToolsApi"]["Properties"]["MinimumCompressionSize"]
+    body = json.dumps({"text": "a\n\n" * 200}).encode()
+    plain = call(base_url + PARAGRAPHS, body)
+    assert plain[0] == 200
+    assert "Content-Encoding" not in plain[1]
+    assert len(plain[2]) >= minimum
+    for coding, decompress in (("gzip", gzip.decompress), ("deflate", zlib.decompress)):
+        status, headers, raw = call(
+            base_url + PARAGRAPHS, body, headers={"x-api-key": TEST_API_KEY, "Accept-Encoding": coding}
+        )
+        assert (status, headers["Content-Encoding"], int(headers["Content-Length"])) == (200, coding, len(raw))
+        assert decompress(raw) == plain[2]
+    small = call(base_url + PARAGRAPHS, b'{"text":"a"}', headers={"x-api-key": TEST_API_KEY, "Accept-Encoding": "gzip"})
+    assert len(small[2]) < minimum
+    assert "Content-Encoding" not in small[1]
+    assert json.loads(small[2])["paragraph_count"] == 1
+    gzipped = {"x-api-key": TEST_API_KEY, "Content-Encoding": "gzip"}  # passed on as it came (README)
+    status, _, raw = call(base_url + PARAGRAPHS, gzip.compress(body), headers=gzipped)
+    assert (status, json.loads(raw)["error"]["code"]) == (400, "invalid_input")
+
+
+def test_compression_starts_at_the_minimum_size_and_leaves_an_encoded_answer_alone() -> None:
+    api = LocalApi(auth_mode="NONE")
+    try:
+        request = LocalRequest("POST", PARAGRAPHS, {"Accept-Encoding": ["gzip"]}, b"")
+        answer = (200, {"Content-Type": JSON}, b"x" * 1024)
+        api.minimum_compression_size = 1024
+        assert api.compressed(request, answer)[1]["Content-Encoding"] == "gzip"
+        assert api.compressed(request, (200, {"content-encoding": "br"}, b"x" * 1024))[2] == b"x" * 1024
+        api.minimum_compression_size = 1025
+        assert api.compressed(request, answer) == answer
+        api.minimum_compression_size = None  # no MinimumCompressionSize: API Gateway never compresses
+        assert api.compressed(request, answer) == answer
+    finally:
+        api.stop()
 
 
 @pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": TEST_API_KEY + "x"}])
