@@ -325,6 +325,16 @@ def test_compression_starts_at_the_minimum_size_and_leaves_an_encoded_answer_alo
         api.stop()
 
 
+@pytest.mark.parametrize(
+    ("key", "expected"), [(TEST_API_KEY, (405, "method_not_allowed")), ("", (403, "invalid_api_key"))]
+)
+def test_a_cors_preflight_is_refused_like_any_other_method(base_url: str, key: str, expected: tuple[int, str]) -> None:
+    preflight = {"x-api-key": key, "Origin": "https://example.com", "Access-Control-Request-Method": "POST"}
+    status, headers, raw = call(base_url + PARAGRAPHS, method="OPTIONS", content_type=None, headers=preflight)
+    assert (status, json.loads(raw)["error"]["code"]) == expected
+    assert not [name for name in headers if name.lower().startswith("access-control-")]  # README: no CORS
+
+
 @pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": TEST_API_KEY + "x"}])
 def test_api_key_mode_refuses_a_missing_or_wrong_key(base_url: str, headers: dict[str, str]) -> None:
     status, _, raw = call(base_url + PARAGRAPHS, b'{"text":"a"}', headers=headers)
