@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import BufferedIOBase
 from pathlib import Path
@@ -35,8 +36,12 @@ READ_PIECE = 1024 * 1024
 CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
 """A chunk's size line (RFC 9112 section 7.1): hex digits, then extensions, which are ignored."""
 
-COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {"gzip": gzip.compress, "deflate": zlib.compress}
-"""API Gateway's content codings besides ``identity`` (``deflate`` is the zlib format, as HTTP means it)."""
+COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": partial(gzip.compress, compresslevel=6),
+    "deflate": partial(zlib.compress, level=6),
+}
+"""API Gateway's content codings besides ``identity`` (``deflate`` is the zlib format, as HTTP means
+it), at zlib's default level: gzip's own default, 9, takes about twice as long for 2 % less."""
 
 SWAGGER_ASSETS = Path(swagger_ui_bundle.swagger_ui_path)
 DOCS_PAGE = """<!doctype html>
