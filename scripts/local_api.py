@@ -285,16 +285,26 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
             started = time.perf_counter()
             try:
                 body = read_body(self.headers, self.rfile)
-            except BadFraming:  # where this request ends is unknown, so the connection ends with it
-                status, out_headers, raw = api.gateway_answer("DEFAULT_4XX", str(uuid.uuid4()), status=400)
-                out_headers["Connection"] = "close"
-            else:
-                headers: dict[str, list[str]] = {}
-                for name, value in self.headers.items():
-                    headers.setdefault(name, []).append(value)
-                status, out_headers, raw = api.handle(LocalRequest(self.command, self.path, headers, body))
+            except BadFraming:
+                self.send_error(400)
+                return
+            headers: dict[str, list[str]] = {}
+            for name, value in self.headers.items():
+                headers.setdefault(name, []).append(value)
+            self._reply(api.handle(LocalRequest(self.command, self.path, headers, body)), started)
+
+        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+            """``http.server``'s own refusals (a request line or header it cannot parse) and a body
+            that cannot be delimited, as the gateway's DEFAULT_4XX in the error shape instead of an
+            HTML page. The connection ends: where the next request starts is unknown."""
+            self.request_version = self.protocol_version  # a status line and headers, even for HTTP/0.9
+            status, headers, raw = api.gateway_answer("DEFAULT_4XX", str(uuid.uuid4()), status=code)
+            self._reply((status, {**headers, "Connection": "close"}, raw), time.perf_counter())
+
+        def _reply(self, answer: Answer, started: float) -> None:
+            status, headers, raw = answer
             self.send_response_only(status)
-            for name, value in out_headers.items():
+            for name, value in headers.items():
                 if name.lower() != "content-length":
                     self.send_header(name, value)  # a "Connection: close" also ends the connection here
             self.send_header("Content-Length", str(len(raw)))
@@ -302,7 +312,8 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
             if self.command != "HEAD":
                 self.wfile.write(raw)
             elapsed = (time.perf_counter() - started) * 1000
-            print(f"{self.command} {urlsplit(self.path).path} {status} {elapsed:.1f}ms", flush=True)
+            path = urlsplit(getattr(self, "path", "")).path or "-"  # unset when the request line was not parsed
+            print(f"{self.command or '-'} {path} {status} {elapsed:.1f}ms", flush=True)
 
         def __getattr__(self, name: str) -> Any:
             """Every method (TRACE and unknown ones too) goes the same way: the API decides."""

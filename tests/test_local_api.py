@@ -183,31 +183,37 @@ HEAD = f"POST {PARAGRAPHS} HTTP/1.1\r\nHost: x\r\nx-api-key: {TEST_API_KEY}\r\nC
 
 
 @pytest.mark.parametrize(
-    "request_bytes",
+    ("request_bytes", "status"),
     [
-        HEAD + b"Content-Length: abc\r\n\r\n{}",
-        HEAD + b"Content-Length: -1\r\n\r\n{}",
-        HEAD + b"Content-Length: +2\r\n\r\n{}",
-        HEAD + "Content-Length: \u0662\r\n\r\n{}".encode(),  # ARABIC-INDIC DIGIT TWO: a digit, not ASCII
-        HEAD + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{} ",
-        HEAD + b"Content-Length: 9\r\n\r\n{}",  # the body ends (the client stops sending) early
-        HEAD + b"Transfer-Encoding: gzip\r\n\r\n{}",
-        HEAD + b"Transfer-Encoding: chunked\r\nContent-Length: 7\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-        HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
-        HEAD + b"Transfer-Encoding: chunked\r\n\r\n0x2\r\n{}\r\n0\r\n\r\n",
-        HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}!!\r\n0\r\n\r\n",  # data longer than its size
-        HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n",  # no last chunk
+        (HEAD + b"Content-Length: abc\r\n\r\n{}", 400),
+        (HEAD + b"Content-Length: -1\r\n\r\n{}", 400),
+        (HEAD + b"Content-Length: +2\r\n\r\n{}", 400),
+        (HEAD + "Content-Length: \u0662\r\n\r\n{}".encode(), 400),  # ARABIC-INDIC DIGIT TWO: not ASCII
+        (HEAD + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{} ", 400),
+        (HEAD + b"Content-Length: 9\r\n\r\n{}", 400),  # the body ends (the client stops sending) early
+        (HEAD + b"Transfer-Encoding: gzip\r\n\r\n{}", 400),
+        (HEAD + b"Transfer-Encoding: chunked\r\nContent-Length: 7\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n0x2\r\n{}\r\n0\r\n\r\n", 400),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}!!\r\n0\r\n\r\n", 400),  # data over its size
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n", 400),  # no last chunk
+        # refused by http.server itself, before any body
+        (b"POST\r\n\r\n", 400),
+        (b"POST / HTTP/x.y\r\n\r\n", 400),
+        (b"POST / HTTP/9.9\r\n\r\n", 505),
+        (b"POST /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414),
+        (HEAD + b"X-Long: " + b"a" * 70_000 + b"\r\n\r\n", 431),
     ],
 )
-def test_a_body_that_cannot_be_delimited_is_refused_and_the_connection_closed(
-    base_url: str, request_bytes: bytes
+def test_a_request_that_cannot_be_parsed_or_delimited_is_refused_and_the_connection_closed(
+    base_url: str, request_bytes: bytes, status: int
 ) -> None:
     with socket.create_connection(address(base_url), timeout=10) as client:
         client.sendall(request_bytes)
         client.shutdown(socket.SHUT_WR)  # what a client that stops sending does
         answer = b"".join(iter(lambda: client.recv(65536), b""))  # to the end: the server closes
     head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 400 ")
+    assert head.startswith(f"HTTP/1.1 {status} ".encode())
     assert b"\r\nConnection: close" in head
     assert b"\r\nContent-Type: application/json" in head
     error = json.loads(body)["error"]
