@@ -2,40 +2,33 @@
 
 Routes, handlers and API Gateway's own error answers are all read from ``template.yaml``, so
 there is no second route table. Each function runs in its own worker process
-(``local_functions``). ``http.server`` leaves reading the body to its handler, so ``read_body``
-frames it, as API Gateway's front end would. ``/openapi.json`` and ``/docs`` (Swagger UI from a
-local package, nothing fetched at run time) are served beside the API.
+(``local_functions``); request bodies are framed by ``http_body``. ``/openapi.json`` and
+``/docs`` (Swagger UI from a local package, nothing fetched at run time) are served beside the API.
 """
 
 import base64
 import contextlib
 import gzip
-import re
 import secrets
 import time
 import uuid
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from email.message import Message
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from io import BufferedIOBase
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import swagger_ui_bundle
 
+from scripts.http_body import BadFraming, read_body
 from scripts.lambda_runtime import ROOT, api_event, functions, load_template, parameter_defaults
 from scripts.local_functions import FunctionWorker
 
 API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
 """API Gateway refuses larger payloads itself (REQUEST_TOO_LARGE) before any function runs."""
-READ_PIECE = 1024 * 1024
-CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
-"""A chunk's size line (RFC 9112 section 7.1): hex digits, then extensions, which are ignored."""
-
 COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": partial(gzip.compress, compresslevel=6),
     "deflate": partial(zlib.compress, level=6),
@@ -222,55 +215,6 @@ def content_coding(accept_encoding: str) -> str | None:
     return next((coding for coding in COMPRESSORS if best > 0 and weights.get(coding) == best), None)
 
 
-class BadFraming(ValueError):
-    """The request's body cannot be delimited: the gateway answers 400 and closes the connection."""
-
-
-def read_body(headers: Message, stream: BufferedIOBase, limit: int = API_GATEWAY_MAX_BODY) -> bytes:
-    """The body as its ``Content-Length`` or chunked coding frames it, all of it consumed but at most
-    ``limit + 1`` bytes kept: enough to refuse it, without holding what a client sends beyond.
-
-    Anything else is a ``BadFraming``: a length that is not one decimal number, a transfer coding
-    other than ``chunked``, both headers at once (RFC 9112 section 6.3 lets a server refuse that,
-    and a proxy that reads the other one is how requests are smuggled), or a body that ends early.
-    """
-    codings = headers.get_all("Transfer-Encoding") or []
-    lengths = {value.strip() for value in headers.get_all("Content-Length") or []}
-    kept = bytearray()
-    if codings:
-        if lengths or ",".join(codings).strip().lower() != "chunked":
-            raise BadFraming
-        while size := chunk_size(stream):
-            consume(stream, size, kept, limit)
-            if stream.readline(3) not in (b"\r\n", b"\n"):
-                raise BadFraming
-        while stream.readline(READ_PIECE) not in (b"\r\n", b"\n", b""):
-            pass  # trailer fields: nothing here reads them
-    elif lengths:
-        length = lengths.pop() if len(lengths) == 1 else ""
-        if not (length.isascii() and length.isdigit()):
-            raise BadFraming
-        consume(stream, int(length), kept, limit)
-    return bytes(kept)
-
-
-def chunk_size(stream: BufferedIOBase) -> int:
-    match = CHUNK_SIZE_LINE.fullmatch(stream.readline(READ_PIECE))
-    if match is None:
-        raise BadFraming
-    return int(match[1], 16)
-
-
-def consume(stream: BufferedIOBase, size: int, kept: bytearray, limit: int) -> None:
-    """Reads ``size`` bytes in pieces, keeping them while ``kept`` holds at most ``limit + 1``."""
-    while size:
-        piece = stream.read(min(size, READ_PIECE))
-        if not piece:
-            raise BadFraming
-        size -= len(piece)
-        kept += piece[: limit + 1 - len(kept)]
-
-
 def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -284,7 +228,7 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
         def _serve(self) -> None:
             started = time.perf_counter()
             try:
-                body = read_body(self.headers, self.rfile)
+                body = read_body(self.headers, self.rfile, API_GATEWAY_MAX_BODY)
             except BadFraming:
                 self.send_error(400)
                 return

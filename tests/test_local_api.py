@@ -24,6 +24,7 @@ from urllib.parse import unquote_plus
 
 import pytest
 
+from scripts.http_body import read_body
 from scripts.lambda_runtime import ROOT, FunctionSpec, load_template, parameter_defaults
 from scripts.local_api import (
     API_GATEWAY_MAX_BODY,
@@ -32,7 +33,6 @@ from scripts.local_api import (
     LocalRequest,
     content_coding,
     make_server,
-    read_body,
 )
 from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.local_s3 import LocalS3Flow
@@ -267,7 +267,7 @@ def test_a_body_within_the_limit_is_read_whole() -> None:
     headers["Transfer-Encoding"] = "Chunked"
     stream = io.BytesIO(b"1\r\n{\n1\r\n}\r\n0\r\n\r\n")  # bare LF after data is tolerated
     assert read_body(headers, stream, limit=2) == b"{}"
-    assert read_body(Message(), io.BytesIO(b"ignored")) == b""  # no framing: no body
+    assert read_body(Message(), io.BytesIO(b"ignored"), limit=2) == b""  # no framing: no body
 
 
 @pytest.mark.parametrize(
