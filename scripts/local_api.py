@@ -62,6 +62,14 @@ class LocalRequest:
     def query(self) -> str:
         return urlsplit(self.target).query
 
+    def header_values(self, name: str) -> list[str]:
+        """Every line of one header, whatever the case of its name, in the order they came."""
+        return [value for key, values in self.headers.items() if key.lower() == name for value in values]
+
+    def header(self, name: str) -> str:
+        """One header's value: its last line, as a proxy event's ``headers`` keeps it ("" if none)."""
+        return (self.header_values(name) or [""])[-1]
+
     def event_body(self) -> str | bytes | None:
         """Text media types arrive as text, others base64-encoded, as API Gateway does.
 
@@ -69,7 +77,7 @@ class LocalRequest:
         """
         if not self.body:
             return None
-        content_type = next((v[-1] for k, v in self.headers.items() if k.lower() == "content-type"), "")
+        content_type = self.header("content-type")
         if content_type == "" or content_type.lower().startswith(("application/json", "text/")):
             try:
                 return self.body.decode()
@@ -126,10 +134,7 @@ class LocalApi:
         it is at least that size, has no ``Content-Encoding`` of its own, and the request's
         ``Accept-Encoding`` ranks gzip or deflate highest."""
         status, headers, raw = answer
-        accepted = ",".join(
-            v for k, values in request.headers.items() if k.lower() == "accept-encoding" for v in values
-        )
-        coding = content_coding(accepted)
+        coding = content_coding(",".join(request.header_values("accept-encoding")))
         if (
             coding is None
             or self.minimum_compression_size is None
@@ -171,10 +176,9 @@ class LocalApi:
 
     def refusal(self, request: LocalRequest) -> str | None:
         """The gateway response type API Gateway would refuse this request with, if any."""
-        headers = {name.lower(): values[-1] for name, values in request.headers.items()}
-        if self.auth_mode == "API_KEY" and not secrets.compare_digest(headers.get("x-api-key", ""), self.api_key):
+        if self.auth_mode == "API_KEY" and not secrets.compare_digest(request.header("x-api-key"), self.api_key):
             return "INVALID_API_KEY"
-        if self.auth_mode == "IAM" and not headers.get("authorization", "").startswith("AWS4-HMAC-SHA256 "):
+        if self.auth_mode == "IAM" and not request.header("authorization").startswith("AWS4-HMAC-SHA256 "):
             return "MISSING_AUTHENTICATION_TOKEN"
         return None
 
