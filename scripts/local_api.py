@@ -29,6 +29,10 @@ from scripts.local_functions import FunctionWorker
 
 API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
 """API Gateway refuses larger payloads itself (REQUEST_TOO_LARGE) before any function runs."""
+IDLE_TIMEOUT = 60.0
+"""Seconds a connection may wait on its client (for a request, or for more of one) before it is
+closed without an answer: without a limit, a client that declares a body and never sends it holds
+one of the server's threads for ever."""
 COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": partial(gzip.compress, compresslevel=6),
     "deflate": partial(zlib.compress, level=6),
@@ -219,9 +223,10 @@ def content_coding(accept_encoding: str) -> str | None:
     return next((coding for coding in COMPRESSORS if best > 0 and weights.get(coding) == best), None)
 
 
-def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
+def make_server(host: str, port: int, api: LocalApi, idle_timeout: float = IDLE_TIMEOUT) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = idle_timeout  # each read and write on the connection; http.server closes it on a timeout
 
         def handle(self) -> None:
             """A client that hangs up (a reset, a broken pipe) just ends its connection: there is
@@ -236,6 +241,9 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
             except BadFraming:
                 self.send_error(400)
                 return
+            except TimeoutError:  # a body that stopped coming: no answer, but still its log line
+                self._log("timed out", started)
+                raise
             headers: dict[str, list[str]] = {}
             for name, value in self.headers.items():
                 headers.setdefault(name, []).append(value)
@@ -259,9 +267,12 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(raw)
+            self._log(str(status), started)
+
+        def _log(self, outcome: str, started: float) -> None:
             elapsed = (time.perf_counter() - started) * 1000
             path = urlsplit(getattr(self, "path", "")).path or "-"  # unset when the request line was not parsed
-            print(f"{self.command or '-'} {path} {status} {elapsed:.1f}ms", flush=True)
+            print(f"{self.command or '-'} {path} {outcome} {elapsed:.1f}ms", flush=True)
 
         def __getattr__(self, name: str) -> Any:
             """Every method (TRACE and unknown ones too) goes the same way: the API decides."""
@@ -270,6 +281,6 @@ def make_server(host: str, port: int, api: LocalApi) -> ThreadingHTTPServer:
             raise AttributeError(name)
 
         def log_message(self, format: str, *args: Any) -> None:
-            """One line per request is printed by ``_serve``; silence the stdlib's own."""
+            """One line per request is printed by ``_log``; silence the stdlib's own (a timeout's among them)."""
 
     return ThreadingHTTPServer((host, port), Handler)

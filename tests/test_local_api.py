@@ -28,6 +28,7 @@ from scripts.http_body import read_body
 from scripts.lambda_runtime import ROOT, FunctionSpec, load_template, parameter_defaults
 from scripts.local_api import (
     API_GATEWAY_MAX_BODY,
+    IDLE_TIMEOUT,
     SWAGGER_ASSETS,
     LocalApi,
     LocalRequest,
@@ -221,30 +222,90 @@ def test_a_request_that_cannot_be_parsed_or_delimited_is_refused_and_the_connect
     assert error["request_id"]
 
 
-def test_a_client_that_hangs_up_leaves_no_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def patient_api() -> Iterator[LocalApi]:
     api = LocalApi(auth_mode="NONE")
-    server = make_server("127.0.0.1", 0, api)
+    yield api
+    api.stop()
+
+
+@contextlib.contextmanager
+def serving(api: LocalApi, idle_timeout: float, errors: list[BaseException | None]) -> Iterator[tuple[str, int]]:
+    """A server of its own, whose connections' threads are all ended when it is left; the errors
+    ``socketserver`` would print a traceback for are put in ``errors``."""
+    server = make_server("127.0.0.1", 0, api, idle_timeout=idle_timeout)
     server.daemon_threads = False  # so that server_close waits for every connection's thread
-    errors: list[BaseException | None] = []
-    monkeypatch.setattr(server, "handle_error", lambda *_: errors.append(sys.exc_info()[1]))  # what prints one
-    serving = threading.Thread(target=server.serve_forever)
-    serving.start()
-    request = f"POST {PARAGRAPHS} HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n".encode()
+    server.handle_error = lambda *_: errors.append(sys.exc_info()[1])  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
     try:
-        for sent, answered in ((request[:-4] + b"1000\r\n\r\n{}", False), (request + b'{"text":"a"}', True)):
-            with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+        yield "127.0.0.1", server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+SMALL_REQUEST = f"POST {PARAGRAPHS} HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n".encode()
+
+
+def test_a_client_that_hangs_up_leaves_no_traceback(patient_api: LocalApi) -> None:
+    errors: list[BaseException | None] = []
+    with serving(patient_api, IDLE_TIMEOUT, errors) as server:
+        for sent, answered in (
+            (SMALL_REQUEST[:-4] + b"1000\r\n\r\n{}", False),
+            (SMALL_REQUEST + b'{"text":"a"}', True),
+        ):
+            with socket.create_connection(server, timeout=10) as client:
                 client.sendall(sent)
                 if answered:  # then hang up while the server waits for the next request
                     assert client.recv(65536).startswith(b"HTTP/1.1 200 ")
                 else:
                     time.sleep(0.2)  # hang up while the server reads the body
                 client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
-    finally:
-        server.shutdown()
-        server.server_close()
-        serving.join()
-        api.stop()
     assert errors == []
+
+
+def until_closed(client: socket.socket) -> tuple[bytes, float]:
+    """Everything the server sends before it closes the connection, and how long that took."""
+    started = time.perf_counter()
+    received = b"".join(iter(lambda: client.recv(65536), b""))
+    return received, time.perf_counter() - started
+
+
+@pytest.mark.parametrize(
+    ("sent", "outcome"),
+    [
+        (SMALL_REQUEST + b'{"te', f"POST {PARAGRAPHS} timed out "),  # a body that stops coming
+        (SMALL_REQUEST[:40], None),  # a request line and headers that stop coming
+        (b"", None),  # a connection that never sends a request
+    ],
+    ids=["body", "head", "nothing"],
+)
+def test_a_connection_that_waits_on_its_client_too_long_is_closed_without_an_answer(
+    patient_api: LocalApi, capsys: pytest.CaptureFixture[str], sent: bytes, outcome: str | None
+) -> None:
+    errors: list[BaseException | None] = []
+    with serving(patient_api, 0.5, errors) as server, socket.create_connection(server, timeout=10) as client:
+        client.sendall(sent)
+        received, waited = until_closed(client)
+    assert (received, errors) == (b"", [])
+    assert 0.4 < waited < 5
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.rsplit(" ", 1)[0] + " " for line in lines] == ([outcome] if outcome else [])
+
+
+def test_the_idle_timeout_is_per_wait_so_a_slow_body_that_keeps_coming_is_answered(patient_api: LocalApi) -> None:
+    errors: list[BaseException | None] = []
+    with serving(patient_api, 1.0, errors) as server, socket.create_connection(server, timeout=10) as client:
+        client.sendall(SMALL_REQUEST)
+        for piece in (b'{"te', b'xt":', b'"a"}'):  # 1.2 s in all, more than the timeout
+            time.sleep(0.4)
+            client.sendall(piece)
+        assert client.recv(65536).startswith(b"HTTP/1.1 200 ")
+        received, waited = until_closed(client)  # kept alive for the next request, then closed when idle
+    assert (received, errors) == (b"", [])
+    assert 0.8 < waited < 5
 
 
 @pytest.mark.parametrize(
