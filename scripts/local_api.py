@@ -258,7 +258,10 @@ def make_server(host: str, port: int, api: LocalApi, idle_timeout: float = IDLE_
             self._reply((status, {**headers, "Connection": "close"}, raw), time.perf_counter())
 
         def _reply(self, answer: Answer, started: float) -> None:
+            """Logged, then sent: the log line is out before the client has its answer, and a
+            client that hangs up or stops reading still leaves one."""
             status, headers, raw = answer
+            self._log(str(status), started)
             self.send_response_only(status)
             for name, value in headers.items():
                 if name.lower() != "content-length":
@@ -267,7 +270,6 @@ def make_server(host: str, port: int, api: LocalApi, idle_timeout: float = IDLE_
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(raw)
-            self._log(str(status), started)
 
         def _log(self, outcome: str, started: float) -> None:
             elapsed = (time.perf_counter() - started) * 1000

@@ -266,6 +266,27 @@ def test_a_client_that_hangs_up_leaves_no_traceback(patient_api: LocalApi) -> No
     assert errors == []
 
 
+def test_a_client_that_hangs_up_before_its_answer_still_leaves_its_log_line(
+    patient_api: LocalApi, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    worker = patient_api.workers["ParagraphsSplitFunction"]
+    answer = worker.invoke
+
+    def slowly(event: dict[str, Any]) -> Any:
+        time.sleep(0.5)
+        return answer(event)
+
+    monkeypatch.setattr(worker, "invoke", slowly)
+    errors: list[BaseException | None] = []
+    with serving(patient_api, IDLE_TIMEOUT, errors) as server, socket.create_connection(server, timeout=10) as client:
+        client.sendall(SMALL_REQUEST + b'{"text":"a"}')
+        time.sleep(0.2)  # the server has the request and waits on the function
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
+    # leaving serving waited for the connection's thread: its answer met the reset
+    assert errors == []
+    assert [line.rsplit(" ", 1)[0] for line in capsys.readouterr().out.splitlines()] == [f"POST {PARAGRAPHS} 200"]
+
+
 def until_closed(client: socket.socket) -> tuple[bytes, float]:
     """Everything the server sends before it closes the connection, and how long that took."""
     started = time.perf_counter()
