@@ -158,6 +158,19 @@ def connect(base_url: str) -> http.client.HTTPConnection:
     return http.client.HTTPConnection(*address(base_url), timeout=10)
 
 
+def until_closed(client: socket.socket) -> tuple[bytes, float]:
+    """Everything the server sends before it closes the connection, and how long that took."""
+    started = time.perf_counter()
+    received = b"".join(iter(lambda: client.recv(65536), b""))
+    return received, time.perf_counter() - started
+
+
+def hang_up(client: socket.socket) -> None:
+    """Closes the connection with a reset, as a client that goes away does."""
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+
+
 def test_a_chunked_body_is_decoded_and_the_connection_kept(base_url: str) -> None:
     connection = connect(base_url)
     headers = {"x-api-key": TEST_API_KEY, "Content-Type": JSON}
@@ -212,7 +225,7 @@ def test_a_request_that_cannot_be_parsed_or_delimited_is_refused_and_the_connect
     with socket.create_connection(address(base_url), timeout=10) as client:
         client.sendall(request_bytes)
         client.shutdown(socket.SHUT_WR)  # what a client that stops sending does
-        answer = b"".join(iter(lambda: client.recv(65536), b""))  # to the end: the server closes
+        answer, _ = until_closed(client)
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(f"HTTP/1.1 {status} ".encode())
     assert b"\r\nConnection: close" in head
@@ -262,7 +275,7 @@ def test_a_client_that_hangs_up_leaves_no_traceback(patient_api: LocalApi) -> No
                     assert client.recv(65536).startswith(b"HTTP/1.1 200 ")
                 else:
                     time.sleep(0.2)  # hang up while the server reads the body
-                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
+                hang_up(client)
     assert errors == []
 
 
@@ -281,17 +294,10 @@ def test_a_client_that_hangs_up_before_its_answer_still_leaves_its_log_line(
     with serving(patient_api, IDLE_TIMEOUT, errors) as server, socket.create_connection(server, timeout=10) as client:
         client.sendall(SMALL_REQUEST + b'{"text":"a"}')
         time.sleep(0.2)  # the server has the request and waits on the function
-        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
+        hang_up(client)
     # leaving serving waited for the connection's thread: its answer met the reset
     assert errors == []
     assert [line.rsplit(" ", 1)[0] for line in capsys.readouterr().out.splitlines()] == [f"POST {PARAGRAPHS} 200"]
-
-
-def until_closed(client: socket.socket) -> tuple[bytes, float]:
-    """Everything the server sends before it closes the connection, and how long that took."""
-    started = time.perf_counter()
-    received = b"".join(iter(lambda: client.recv(65536), b""))
-    return received, time.perf_counter() - started
 
 
 @pytest.mark.parametrize(

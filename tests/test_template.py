@@ -52,8 +52,8 @@ def test_the_api_functions_and_log_groups_are_declared_alike_but_for_their_tool(
 
     functions_ = set()
     for logical_id, spec in API_FUNCTIONS.items():
-        tool_id = spec.routes[0].path.split("/")[3]
-        functions_.add(generic(logical_id, tool_id, spec.handler.split(".")[0]))
+        (tool_id,) = [tool.id for tool in TOOLS.values() if tool.execute_url == spec.routes[0].path]
+        functions_.add(generic(logical_id, tool_id, spec.module))
     log_groups = {
         generic(logical_id.removesuffix("Function") + "LogGroup", logical_id) for logical_id in functions(TEMPLATE)
     }
