@@ -291,18 +291,21 @@ def test_a_client_that_hangs_up_before_its_answer_still_leaves_its_log_line(
     patient_api: LocalApi, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     worker = patient_api.workers["ParagraphsSplitFunction"]
-    answer = worker.invoke
+    invoke = worker.invoke
+    invoked, hung_up = threading.Event(), threading.Event()
 
     def slowly(event: dict[str, Any]) -> Any:
-        time.sleep(0.5)
-        return answer(event)
+        invoked.set()
+        hung_up.wait(10)
+        return invoke(event)
 
     monkeypatch.setattr(worker, "invoke", slowly)
     errors: list[BaseException | None] = []
     with serving(patient_api, IDLE_TIMEOUT, errors) as server, socket.create_connection(server, timeout=10) as client:
         client.sendall(SMALL_REQUEST + b'{"text":"a"}')
-        time.sleep(0.2)  # the server has the request and waits on the function
+        assert invoked.wait(10)  # the server has the request and waits on the function
         hang_up(client)
+        hung_up.set()
     # leaving serving waited for the connection's thread: its answer met the reset
     assert errors == []
     assert [line.rsplit(" ", 1)[0] for line in capsys.readouterr().out.splitlines()] == [f"POST {PARAGRAPHS} 200"]
@@ -562,12 +565,13 @@ def test_s3_flow_end_to_end(flow: LocalS3Flow, delivered: list[str]) -> None:
     assert wait_for(s3, flow.bucket, "errors/bad.txt.json")["error"]["code"] == "invalid_input"
 
     s3.put_object(Bucket=flow.bucket, Key="elsewhere/x.txt", Body=b"x")  # outside the trigger's prefix
-    time.sleep(1.5)
+    s3.put_object(Bucket=flow.bucket, Key="incoming/last.txt", Body=b"x")  # delivered after any event for it
+    wait_for(s3, flow.bucket, "chunks/last.txt.json")
     listed = [o["Key"] for o in s3.list_objects_v2(Bucket=flow.bucket).get("Contents", [])]
     assert sorted(k for k in listed if not k.startswith("incoming/")) == [
-        "chunks/my doc é.md.json", "elsewhere/x.txt", "errors/bad.txt.json",
+        "chunks/last.txt.json", "chunks/my doc é.md.json", "elsewhere/x.txt", "errors/bad.txt.json",
     ]  # fmt: skip
-    assert list(map(unquote_plus, delivered)) == ["incoming/my doc é.md", "incoming/bad.txt"]  # nothing else
+    assert list(map(unquote_plus, delivered)) == ["incoming/my doc é.md", "incoming/bad.txt", "incoming/last.txt"]
 
 
 def test_s3_flow_keeps_an_event_that_keeps_failing(flow: LocalS3Flow, delivered: list[str]) -> None:
@@ -720,7 +724,7 @@ def handler(event, context):
         os._exit(1)
     if event["then"] == "end after answering":
         threading.Timer(0.05, os._exit, (0,)).start()
-    return "answered"
+    return os.getpid()
 """
 
 
@@ -732,9 +736,12 @@ def test_a_function_worker_that_ends_is_replaced_as_lambda_replaces_an_instance(
     try:
         with pytest.raises(InvocationError, match=r"^EndingFunction exited$"):
             worker.invoke({"then": "end now"})
-        assert worker.invoke({"then": "end after answering"}) == "answered"
-        time.sleep(0.5)  # the process has ended (0.05 s after it answered)
-        assert worker.invoke({"then": "answer"}) == "answered"
+        ending = worker.invoke({"then": "end after answering"})
+        deadline = time.monotonic() + 10
+        while ending in running() and time.monotonic() < deadline:  # it ends 0.05 s after answering
+            time.sleep(0.05)
+        assert ending not in running()
+        assert worker.invoke({"then": "answer"}) not in (ending, None)  # answered, by a new process
     finally:
         worker.stop()
 
@@ -747,14 +754,18 @@ def test_importing_make_serve_s_module_loads_no_aws_fake() -> None:
     assert result.stdout == "['scripts', 'scripts.serve']\n"
 
 
-def running_in_group(group: int) -> list[int]:
-    """The processes of a process group still running (a zombie has ended, only not been reaped)."""
-    running = []
+def running() -> dict[int, int]:
+    """The process group of each process still running (a zombie has ended, only not been reaped)."""
+    groups = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             state, _parent, process_group = stat.read_text().rpartition(")")[2].split()[:3]
         except (OSError, ValueError):  # ended while listed
             continue
-        if int(process_group) == group and state != "Z":
-            running.append(int(stat.parent.name))
-    return running
+        if state != "Z":
+            groups[int(stat.parent.name)] = int(process_group)
+    return groups
+
+
+def running_in_group(group: int) -> list[int]:
+    return [process for process, process_group in running().items() if process_group == group]
