@@ -227,6 +227,9 @@ def make_server(host: str, port: int, api: LocalApi, idle_timeout: float = IDLE_
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         timeout = idle_timeout  # each read and write on the connection; http.server closes it on a timeout
+        # TCP_NODELAY: the answer's head and body are two writes, and Nagle's algorithm held the
+        # body of a keep-alive answer until the client's delayed ACK, about 40 ms each time
+        disable_nagle_algorithm = True
 
         def handle(self) -> None:
             """A client that hangs up (a reset, a broken pipe) just ends its connection: there is
