@@ -346,6 +346,19 @@ def test_the_idle_timeout_is_per_wait_so_a_slow_body_that_keeps_coming_is_answer
     assert 0.8 < waited < 5
 
 
+def test_a_client_that_expects_100_continue_gets_it_before_it_sends_its_body(patient_api: LocalApi) -> None:
+    """curl sends ``Expect: 100-continue`` before a large body, and waits a second for the interim
+    answer before it sends the body anyway."""
+    errors: list[BaseException | None] = []
+    with serving(patient_api, IDLE_TIMEOUT, errors) as server, socket.create_connection(server, timeout=10) as client:
+        client.sendall(SMALL_REQUEST.replace(b"\r\n\r\n", b"\r\nExpect: 100-continue\r\n\r\n"))
+        with client.makefile("rb") as interim:  # nothing else can come before the body is sent
+            assert (interim.readline(), interim.readline()) == (b"HTTP/1.1 100 Continue\r\n", b"\r\n")
+        client.sendall(b'{"text":"a"}')
+        assert answer(client).status == 200
+    assert errors == []
+
+
 def test_answers_are_sent_without_nagle_s_delay(patient_api: LocalApi) -> None:
     """Nagle's algorithm held a keep-alive answer's body, a second small write after its head,
     until the client's delayed ACK: about 40 ms a request, where the function takes 2."""
