@@ -165,12 +165,19 @@ def until_closed(client: socket.socket) -> tuple[bytes, float]:
     return received, time.perf_counter() - started
 
 
-def answer(client: socket.socket) -> http.client.HTTPResponse:
+def read_response(client: socket.socket) -> http.client.HTTPResponse:
     """One whole response read off the connection, however many segments the server sent it in."""
     response = http.client.HTTPResponse(client)
     response.begin()
     response.read()
     return response
+
+
+def wait_while(condition: Callable[[], object]) -> None:
+    """Polls until ``condition()`` is false, for at most 10 s; the caller asserts how it ended."""
+    deadline = time.monotonic() + 10
+    while condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def hang_up(client: socket.socket) -> None:
@@ -270,6 +277,11 @@ def serving(api: LocalApi, idle_timeout: float, errors: list[BaseException | Non
 SMALL_REQUEST = f"POST {PARAGRAPHS} HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n".encode()
 
 
+def with_header(head: bytes, line: bytes) -> bytes:
+    """``head`` (a request line and headers) with one more header line."""
+    return head.removesuffix(b"\r\n\r\n") + b"\r\n" + line + b"\r\n\r\n"
+
+
 def test_a_client_that_hangs_up_leaves_no_traceback(patient_api: LocalApi) -> None:
     errors: list[BaseException | None] = []
     with serving(patient_api, IDLE_TIMEOUT, errors) as server:
@@ -280,7 +292,7 @@ def test_a_client_that_hangs_up_leaves_no_traceback(patient_api: LocalApi) -> No
             with socket.create_connection(server, timeout=10) as client:
                 client.sendall(sent)
                 if answered:  # then hang up while the server waits for the next request
-                    assert answer(client).status == 200
+                    assert read_response(client).status == 200
                 else:
                     time.sleep(0.2)  # hang up while the server reads the body
                 hang_up(client)
@@ -340,7 +352,7 @@ def test_the_idle_timeout_is_per_wait_so_a_slow_body_that_keeps_coming_is_answer
         for piece in (b'{"te', b'xt":', b'"a"}'):  # 1.2 s in all, more than the timeout
             time.sleep(0.4)
             client.sendall(piece)
-        assert answer(client).status == 200
+        assert read_response(client).status == 200
         received, waited = until_closed(client)  # kept alive for the next request, then closed when idle
     assert (received, errors) == (b"", [])
     assert 0.8 < waited < 5
@@ -351,11 +363,11 @@ def test_a_client_that_expects_100_continue_gets_it_before_it_sends_its_body(pat
     answer before it sends the body anyway."""
     errors: list[BaseException | None] = []
     with serving(patient_api, IDLE_TIMEOUT, errors) as server, socket.create_connection(server, timeout=10) as client:
-        client.sendall(SMALL_REQUEST.replace(b"\r\n\r\n", b"\r\nExpect: 100-continue\r\n\r\n"))
+        client.sendall(with_header(SMALL_REQUEST, b"Expect: 100-continue"))
         with client.makefile("rb") as interim:  # nothing else can come before the body is sent
             assert (interim.readline(), interim.readline()) == (b"HTTP/1.1 100 Continue\r\n", b"\r\n")
         client.sendall(b'{"text":"a"}')
-        assert answer(client).status == 200
+        assert read_response(client).status == 200
     assert errors == []
 
 
@@ -366,12 +378,12 @@ def test_answers_are_sent_without_nagle_s_delay(patient_api: LocalApi) -> None:
         make_server("127.0.0.1", 0, patient_api) as server,
         socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client,
     ):
-        client.sendall(SMALL_REQUEST.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n") + b'{"text":"a"}')
+        client.sendall(with_header(SMALL_REQUEST, b"Connection: close") + b'{"text":"a"}')
         connection, client_address = server.socket.accept()
         with connection:
             server.finish_request(connection, client_address)  # here, not on a thread: read, answered, ended
             assert connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
-        assert answer(client).status == 200
+        assert read_response(client).status == 200
 
 
 @pytest.mark.parametrize(
@@ -688,9 +700,7 @@ def test_make_serve_on_a_port_in_use_says_so_and_leaves_nothing_running(serve: S
     assert process.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port} (Address already in use); choose a port: make serve PORT=" in stderr
     assert "Traceback" not in stderr
-    deadline = time.monotonic() + 10
-    while running_in_group(process.pid) and time.monotonic() < deadline:  # the functions' workers stop too
-        time.sleep(0.1)
+    wait_while(lambda: running_in_group(process.pid))  # the functions' workers stop too
     assert running_in_group(process.pid) == []
 
 
@@ -765,9 +775,7 @@ def test_a_function_worker_that_ends_is_replaced_as_lambda_replaces_an_instance(
         with pytest.raises(InvocationError, match=r"^EndingFunction exited$"):
             worker.invoke({"then": "end now"})
         ending = worker.invoke({"then": "end after answering"})
-        deadline = time.monotonic() + 10
-        while ending in running() and time.monotonic() < deadline:  # it ends 0.05 s after answering
-            time.sleep(0.05)
+        wait_while(lambda: ending in running())  # it ends 0.05 s after answering
         assert ending not in running()
         assert worker.invoke({"then": "answer"}) not in (ending, None)  # answered, by a new process
     finally:
