@@ -68,6 +68,17 @@ def test_base64_body_is_decoded_first(post: Post, tool_id: str) -> None:
     assert encoded["body"] == plain["body"]
 
 
+@pytest.mark.parametrize("tool_id", TOOL_IDS)
+@pytest.mark.parametrize("base64_body", [False, True])
+def test_a_leading_byte_order_mark_is_ignored(post: Post, tool_id: str, base64_body: bool) -> None:
+    """RFC 8259 lets a parser ignore one, and Windows tools write one (README, Decisions); as text,
+    API Gateway hands it over as U+FEFF, as binary, base64-encoded as its three UTF-8 bytes."""
+    plain = post(tool_id, json.dumps(VALID[tool_id]))
+    with_bom = post(tool_id, "\ufeff" + json.dumps(VALID[tool_id]), base64_body=base64_body)
+    assert with_bom["statusCode"] == 200
+    assert with_bom["body"] == plain["body"]
+
+
 def test_response_is_compact_utf8_with_non_ascii_as_itself(post: Post) -> None:
     response = post("text-extract-between", json.dumps({"text": "«é😀\u2028»", "start": "«", "end": "»"}))
     assert response["body"] == '{"matches":["é😀\u2028"],"truncated":false}'
@@ -89,6 +100,9 @@ def test_response_is_compact_utf8_with_non_ascii_as_itself(post: Post) -> None:
         ('{"text": "a", "delimiter": ",", "\\ud800": 1}', "lone surrogate in an unknown key"),
         ("[" * 100_000 + "]" * 100_000, "nesting 100 000 deep"),
         ('{"text": "a", "delimiter": ",", "text": 1}', "duplicate key: the last one counts"),
+        ('\ufeff\ufeff{"text": "a", "delimiter": ","}', "a second byte order mark"),
+        (' \ufeff{"text": "a", "delimiter": ","}', "a byte order mark after whitespace"),
+        ('{"text": "a", "delimiter": ","}\ufeff', "a byte order mark at the end"),
     ],
 )
 def test_invalid_bodies_are_400(post: Post, body: str, problem: str) -> None:

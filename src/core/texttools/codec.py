@@ -4,8 +4,10 @@ Decoding uses the standard library on ``str``: a Lambda proxy event hands the bo
 ``str``, and ``json.loads`` slices it directly, about twice as fast as orjson, which must first
 transcode it to UTF-8 (measured by ``make bench``). What the standard library lets through and
 API.md calls invalid is refused here: NaN and Infinity; lone surrogates are refused by the byte
-limit check, which encodes every long string. Encoding uses orjson: about ten times faster than
-``json.dumps`` and it writes the bytes whose size ``max_output_bytes`` limits.
+limit check, which encodes every long string. A leading byte order mark is dropped: RFC 8259 lets
+a parser ignore one, Windows tools write one, and the S3 flow drops it from documents (API.md).
+Encoding uses orjson: about ten times faster than ``json.dumps`` and it writes the bytes whose
+size ``max_output_bytes`` limits.
 """
 
 import json
@@ -15,6 +17,8 @@ import orjson
 
 from .errors import InvalidInput
 
+BOM = "\ufeff"
+
 
 def _no_constants(_: str) -> NoReturn:
     raise ValueError("NaN and Infinity are not JSON")
@@ -22,7 +26,7 @@ def _no_constants(_: str) -> NoReturn:
 
 def decode_json(body: str | bytes) -> Any:
     try:
-        text = body if isinstance(body, str) else body.decode("utf-8")
+        text = body.removeprefix(BOM) if isinstance(body, str) else body.decode("utf-8-sig")
         return json.loads(text, parse_constant=_no_constants)
     except (ValueError, RecursionError):
         # The decoder's message quotes the input; only its position would be safe, and is not needed.
