@@ -18,6 +18,7 @@ import orjson
 from .errors import InvalidInput
 
 BOM = "\ufeff"
+"""Dropped from the start of a request body or an S3 document, as text (API.md; README)."""
 
 
 def _no_constants(_: str) -> NoReturn:
@@ -26,8 +27,8 @@ def _no_constants(_: str) -> NoReturn:
 
 def decode_json(body: str | bytes) -> Any:
     try:
-        text = body.removeprefix(BOM) if isinstance(body, str) else body.decode("utf-8-sig")
-        return json.loads(text, parse_constant=_no_constants)
+        text = body if isinstance(body, str) else body.decode("utf-8")
+        return json.loads(text.removeprefix(BOM), parse_constant=_no_constants)
     except (ValueError, RecursionError):
         # The decoder's message quotes the input; only its position would be safe, and is not needed.
         raise InvalidInput("The request body is not valid UTF-8 JSON.") from None

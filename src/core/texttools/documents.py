@@ -2,19 +2,18 @@
 object's key and bytes out. The S3 handler only moves bytes; every rule of the layout lives here.
 """
 
-import codecs
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import orjson
 
-from .codec import encode_json
+from .codec import BOM, encode_json
 from .errors import InputTooLarge, InvalidInput, ToolError
 from .tools import PARAGRAPHS_SPLIT_TOOL, TOOLS, Tool
 
 INCOMING, CHUNKS, ERRORS = "incoming/", "chunks/", "errors/"
-BOM_BYTES = len(codecs.BOM_UTF8)
+BOM_BYTES = len(BOM.encode())
 LARGEST_TEXT_BYTES = max(tool.byte_limits["text"] for tool in TOOLS.values())
 
 # Metadata keys (S3 user metadata is ASCII and case-insensitive; S3 hands it back lower-cased)
@@ -87,7 +86,7 @@ def chunk_document(source: Source, content: bytes | None, metadata: Mapping[str,
 
 def decode_document(content: bytes) -> str:
     try:
-        return content.decode("utf-8-sig")  # a leading byte order mark is dropped (API.md)
+        return content.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError:
         raise InvalidInput("The document is not valid UTF-8.") from None
 
