@@ -50,14 +50,14 @@ def test_the_api_functions_and_log_groups_are_declared_alike_but_for_their_tool(
             declaration = declaration.replace(name, f"{{name {index}}}")
         return declaration
 
-    functions_ = set()
+    function_shapes = set()
     for logical_id, spec in API_FUNCTIONS.items():
         (tool_id,) = [tool.id for tool in TOOLS.values() if tool.execute_url == spec.routes[0].path]
-        functions_.add(generic(logical_id, tool_id, spec.module))
-    log_groups = {
+        function_shapes.add(generic(logical_id, tool_id, spec.module))
+    log_group_shapes = {
         generic(logical_id.removesuffix("Function") + "LogGroup", logical_id) for logical_id in functions(TEMPLATE)
     }
-    assert (len(functions_), len(log_groups)) == (1, 1)
+    assert (len(function_shapes), len(log_group_shapes)) == (1, 1)
 
 
 def test_runtime_architecture_and_layer() -> None:
