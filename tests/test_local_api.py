@@ -570,14 +570,9 @@ def test_docs_serve_no_file_outside_the_swagger_assets(base_url: str, path: str,
 
 
 def wait_for(s3: Any, bucket: str, key: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            return json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())  # type: ignore[no-any-return]
-        except s3.exceptions.NoSuchKey:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
+    """The JSON object at ``key`` once the flow has written it (``NoSuchKey`` if not within 10 s)."""
+    wait_while(lambda: s3.list_objects_v2(Bucket=bucket, Prefix=key)["KeyCount"] == 0)
+    return json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())  # type: ignore[no-any-return]
 
 
 @pytest.fixture
