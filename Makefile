@@ -20,7 +20,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test lint typecheck validate scan unit fuzz mutate serve invoke build openapi events bench clean
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke build openapi events bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -58,22 +58,25 @@ validate: $(STAMP) ## sam validate --lint (cfn-lint included)
 scan: $(SCAN_STAMP) ## checkov over template.yaml (every finding fixed or suppressed with a reason)
 	$(CHECKOV) -f template.yaml --framework cloudformation --compact --quiet --skip-download
 
-unit: $(STAMP) $(SCAN_STAMP) ## pytest only
+unit: $(STAMP) $(SCAN_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
 	pytest
 
 test: lint typecheck validate unit ## Everything CI runs
 
+test-fast: $(STAMP) ## The unit tests alone (the pure core and the handlers in-process; seconds)
+	pytest tests/unit
+
 fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
-	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/test_fuzz.py
+	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/integration/test_fuzz.py
 
 # mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
-# src/texttools (README "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
+# src/texttools (docs/development.md, "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
 # verdict when only the tests change.
 mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
 	@rm -rf $(MUTATE_DIR)/mutants && mkdir -p $(MUTATE_DIR)/src
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
 	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
-	@for path in pyproject.toml tests scripts spec events template.yaml openapi.json; do \
+	@for path in pyproject.toml tests scripts spec events template.yaml openapi.json docs README.md; do \
 		ln -sfn $(abspath .)/$$path $(MUTATE_DIR)/$$path; done
 	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
 	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results

@@ -23,21 +23,23 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchmarks.workloads import chunk_count_text, largest_requests, mixed_text, pathological
-from scripts.lambda_runtime import (
-    LOCAL_REGION,
-    ROOT,
-    SOURCE_PYTHONPATH,
-    LocalContext,
-    api_event,
-    function_serving,
-    functions,
+from benchmarks.workloads import (
+    chunk_count_text,
+    largest_requests,
+    pathological,
+    request_of,
+    small_requests,
+    takes_markers,
+    text_for,
 )
+from scripts.lambda_events import LOCAL_REGION, LocalContext, api_event
 from scripts.sam_build import as_lambda_extracts, sam_build
-from texttools import TOOLS
+from scripts.template import ROOT, SOURCE_PYTHONPATH, function_serving, functions
 from texttools.codec import decode_json
+from texttools.registry import tools
 
 RESULTS = ROOT / "benchmarks" / "results.json"
+TOOLS = tools()
 API_FUNCTIONS = {tool_id: function_serving(tool.execute_url) for tool_id, tool in TOOLS.items()}
 """Each tool's function, as the template declares it."""
 (FUNCTION_ENVIRONMENT,) = {frozenset(spec.environment.items()) for spec in API_FUNCTIONS.values()}
@@ -77,9 +79,9 @@ def alternated_medians(*works: Callable[[], object]) -> list[float]:
 
 
 def floor_scan(tool_id: str, request: dict[str, Any]) -> list[str]:
-    """The floor's one C-speed scan: ``str.split``, or the ``find`` loop of extract-between."""
+    """The floor's one C-speed scan: ``str.split``, or the ``find`` loop of a tool that takes markers."""
     text: str = request["text"]
-    if tool_id != "text-extract-between":
+    if not takes_markers(TOOLS[tool_id]):
         return text.split(request.get("delimiter", "\n\n"))
     found: list[str] = []
     pos, start, end = 0, request["start"], request["end"]
@@ -110,7 +112,7 @@ def required_work(tool_id: str, body: str, output: dict[str, Any]) -> Callable[[
     issue's ratio shows can be told apart from the gap this code leaves: the UTF-8 size of every
     string (API.md's byte limits, which also refuse lone surrogates: ``encode`` finds both), and
     Powertools' cost per request (the whole handler answering the tool's small request)."""
-    per_request = handler_work(tool_id, SMALL[tool_id].encode())
+    per_request = handler_work(tool_id, json.dumps(SMALL[tool_id]).encode())
 
     def work() -> object:
         request = json.loads(body)
@@ -231,11 +233,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 import pydantic
 print((time.perf_counter() - started) * 1000)
 """
-SMALL = {
-    "text-delimiter-chunk": '{"text": "a,b", "delimiter": ","}',
-    "text-extract-between": '{"text": "[a]", "start": "[", "end": "]"}',
-    "text-paragraphs-split": '{"text": "a\\n\\nb"}',
-}
+SMALL = small_requests()
 
 
 def fresh_output(code: str, env: dict[str, str] = ENV, stdin: str | None = None) -> list[str]:
@@ -261,7 +259,9 @@ def fresh_medians(first: tuple[str, dict[str, str]], second: tuple[str, dict[str
 
 
 def cold_handler(tool_id: str) -> str:
-    event = api_event("POST", TOOLS[tool_id].execute_url, SMALL[tool_id], {"Content-Type": "application/json"})
+    event = api_event(
+        "POST", TOOLS[tool_id].execute_url, json.dumps(SMALL[tool_id]), {"Content-Type": "application/json"}
+    )
     return COLD_HANDLER.format(module=API_FUNCTIONS[tool_id].module, event=repr(event))
 
 
@@ -298,7 +298,7 @@ def deployed_cold_rows() -> list[dict[str, Any]]:
 PEAK_RSS = """
 import json, resource, sys, contextlib, io
 import {module}
-from scripts.lambda_runtime import LocalContext, api_event
+from scripts.lambda_events import LocalContext, api_event
 body = sys.stdin.read()
 event = api_event("POST", "{url}", body, {{"Content-Type": "application/json"}})
 with contextlib.redirect_stdout(io.StringIO()):
@@ -378,12 +378,16 @@ def run_ms(tool_id: str, request: dict[str, Any]) -> tuple[float, int]:
 
 
 def scaling_rows() -> list[dict[str, Any]]:
+    """Every tool on texts of 16, 64 and 256 KiB (at most its limit), and those without markers on
+    texts of 100, 1 000 and 10 000 paragraphs; then the pathological inputs."""
     rows = []
-    texts = {f"{size // 1024} KiB": mixed_text(min(size, 262_144)) for size in (16 * 1024, 64 * 1024, 256 * 1024)}
-    texts |= {f"{chunks} chunks": chunk_count_text(chunks) for chunks in (100, 1000, 10_000)}
-    for case, text in texts.items():
-        for tool_id, extra in (("text-delimiter-chunk", {"delimiter": "\n\n"}), ("text-paragraphs-split", {})):
-            ms, status = run_ms(tool_id, {"text": text, **extra})
+    for tool_id, tool in TOOLS.items():
+        texts = {f"{size // 1024} KiB": text_for(tool, min(size, tool.byte_limits["text"]))
+                 for size in (16 * 1024, 64 * 1024, 256 * 1024)}  # fmt: skip
+        if not takes_markers(tool):
+            texts |= {f"{chunks} chunks": chunk_count_text(chunks) for chunks in (100, 1000, 10_000)}
+        for case, text in texts.items():
+            ms, status = run_ms(tool_id, request_of(tool, text))
             rows.append({"case": case, "tool": tool_id, "ms": ms, "status": status})
     for name, (tool_id, request) in pathological().items():
         ms, status = run_ms(tool_id, request)
@@ -401,7 +405,8 @@ def peer_rows() -> list[dict[str, Any]]:
                                      strip_whitespace=False)  # fmt: skip
     with contextlib.redirect_stderr(io.StringIO()):  # it warns about every chunk above chunk_size
         peer = median_ms(lambda: splitter.create_documents([text]), runs=9, warmup=1)
-    from texttools import delimiter_chunk, paragraphs_split  # noqa: PLC0415
+    from texttools.tools.text_delimiter_chunk import delimiter_chunk  # noqa: PLC0415
+    from texttools.tools.text_paragraphs_split import paragraphs_split  # noqa: PLC0415
 
     ours = median_ms(lambda: delimiter_chunk(text, "\n\n"), runs=9, warmup=1)
     ours_paragraphs = median_ms(lambda: paragraphs_split(text), runs=9, warmup=1)

@@ -1,12 +1,18 @@
-"""The requests ``make bench`` times: the largest realistic request of each tool, size and chunk
-count ladders, and the pathological inputs a quadratic path would choke on."""
+"""The requests ``make bench`` times, made for every registered tool from its input fields (never
+from a list of tool names): the largest realistic request, size and chunk-count ladders, and the
+pathological inputs a quadratic path would choke on."""
 
 import random
+from typing import Any
 
-from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN
+from texttools.registry import tools
+from texttools.tool import Tool
 
 WORDS = ["lorem", "ipsum", "dolor", "sit", "amet", "café", "naïve", "über", "señor", "façade", "😀", "🚀", "text",
          "chunk", "line", "exact", "span", "ß", "Ωmega", "東京"]  # fmt: skip
+MARKERS = ("[[", "]]")
+"""The start and end markers of a tool that takes them, wrapped around a word every few words."""
+DELIMITER = "\n\n"
 
 
 def mixed_text(limit_bytes: int, seed: int = 7, markers: tuple[str, str] | None = None) -> str:
@@ -35,17 +41,41 @@ def mixed_text(limit_bytes: int, seed: int = 7, markers: tuple[str, str] | None 
     return "\n\n".join(paragraphs)
 
 
-def largest_requests() -> dict[str, dict[str, object]]:
-    return {
-        "text-delimiter-chunk": {"text": mixed_text(DELIMITER_CHUNK.max_input_bytes), "delimiter": "\n\n"},
-        "text-extract-between": {
-            "text": mixed_text(EXTRACT_BETWEEN.max_text_bytes, markers=("[[", "]]")),
-            "start": "[[",
-            "end": "]]",
-            "max_matches": EXTRACT_BETWEEN.max_matches,
-        },
-        "text-paragraphs-split": {"text": mixed_text(DELIMITER_CHUNK.max_input_bytes)},
-    }
+def takes_markers(tool: Tool) -> bool:
+    return "start" in tool.byte_limits
+
+
+def parameters(tool: Tool) -> dict[str, Any]:
+    """Every input field but ``text``, by name: a blank-line delimiter, the markers, the largest
+    match count the schema allows; fields with defaults keep them."""
+    schema = tool.descriptor.input_schema["properties"]
+    chosen: dict[str, Any] = {}
+    for name in schema:
+        if name == "delimiter":
+            chosen[name] = DELIMITER
+        elif name in ("start", "end"):
+            chosen[name] = MARKERS[name == "end"]
+        elif name == "max_matches":
+            chosen[name] = schema[name]["maximum"]
+    return chosen
+
+
+def request_of(tool: Tool, text: str) -> dict[str, Any]:
+    return {"text": text, **parameters(tool)}
+
+
+def text_for(tool: Tool, limit_bytes: int) -> str:
+    return mixed_text(limit_bytes, markers=MARKERS if takes_markers(tool) else None)
+
+
+def largest_requests() -> dict[str, dict[str, Any]]:
+    """Each tool's request of a text as large as its limit allows."""
+    return {tool.id: request_of(tool, text_for(tool, tool.byte_limits["text"])) for tool in tools().values()}
+
+
+def small_requests() -> dict[str, dict[str, Any]]:
+    """Each tool's descriptor's first example: the request a cold start answers."""
+    return {tool.id: tool.descriptor.data["examples"][0]["input"] for tool in tools().values()}
 
 
 def chunk_count_text(chunks: int, size: int = 64 * 1024) -> str:
@@ -58,13 +88,25 @@ def chunk_count_text(chunks: int, size: int = 64 * 1024) -> str:
     return "\n\n".join(pieces)
 
 
-def pathological() -> dict[str, tuple[str, dict[str, object]]]:
-    near = "a" * 255
-    return {
-        "262144 CR, paragraphs": ("text-paragraphs-split", {"text": "\r" * 262_144}),
-        "262144 CR, delimiter CR": ("text-delimiter-chunk", {"text": "\r" * 262_144, "delimiter": "\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r"}),
-        "256-byte near-miss delimiter": ("text-delimiter-chunk", {"text": "a" * 262_144, "delimiter": near + "b"}),
-        "blank line of spaces": ("text-paragraphs-split", {"text": " " * 262_143 + "x"}),
-        "start == end markers": ("text-extract-between", {"text": "|" * 255_999 + "x", "start": "|", "end": "|", "max_matches": 1000}),
-        "4 KiB near-miss markers": ("text-extract-between", {"text": "a" * 256_000, "start": "a" * 4095 + "b", "end": "]"}),
-    }  # fmt: skip
+def pathological() -> dict[str, tuple[str, dict[str, Any]]]:
+    """For every tool: a text of CRs only and one blank line of spaces; with a delimiter, a long run
+    of CRs split on CRs and a delimiter that nearly matches everywhere; with markers, equal start
+    and end markers and a start marker that nearly matches everywhere."""
+    cases: dict[str, tuple[str, dict[str, Any]]] = {}
+    for tool in tools().values():
+        limit = tool.byte_limits["text"]
+        base = request_of(tool, "")
+        cases[f"{limit} CR, {tool.id}"] = (tool.id, base | {"text": "\r" * limit})
+        cases[f"blank line of spaces, {tool.id}"] = (tool.id, base | {"text": " " * (limit - 1) + "x"})
+        if "delimiter" in base:
+            cases[f"{limit} CR, delimiter of CRs"] = (tool.id, base | {"text": "\r" * limit, "delimiter": "\r" * 27})
+            near = "a" * (tool.byte_limits["delimiter"] - 1) + "b"
+            cases["near-miss delimiter"] = (tool.id, base | {"text": "a" * limit, "delimiter": near})
+        if takes_markers(tool):
+            cases["start == end markers"] = (
+                tool.id,
+                base | {"text": "|" * (limit - 1) + "x", "start": "|", "end": "|"},
+            )
+            near = "a" * (tool.byte_limits["start"] - 1) + "b"
+            cases["near-miss start marker"] = (tool.id, base | {"text": "a" * limit, "start": near, "end": "]"})
+    return cases

@@ -16,7 +16,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from scripts.lambda_runtime import LocalContext, functions
+from scripts.lambda_events import LocalContext
+from scripts.template import functions
 
 
 def main() -> int:

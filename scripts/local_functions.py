@@ -16,7 +16,8 @@ from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from typing import Any
 
-from scripts.lambda_runtime import ROOT, FunctionSpec, LocalContext
+from scripts.lambda_events import LocalContext
+from scripts.template import ROOT, FunctionSpec
 
 LAYER = ROOT / "src" / "core"
 """The layer's source stands in for /opt/python (``make build`` and the packaging test use the built one)."""

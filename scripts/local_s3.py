@@ -17,8 +17,9 @@ from typing import Any
 import boto3
 from moto.server import ThreadedMotoServer
 
-from scripts.lambda_runtime import LOCAL_REGION, documents_bucket, functions, load_template, parameter_defaults
+from scripts.lambda_events import LOCAL_REGION
 from scripts.local_functions import FunctionWorker, InvocationError
+from scripts.template import documents_bucket, functions, load_template, parameter_defaults
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": LOCAL_REGION}
 

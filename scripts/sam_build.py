@@ -5,7 +5,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from scripts.lambda_runtime import ROOT
+from scripts.template import ROOT
 
 DOS_EPOCH = 315_532_800
 """1980-01-01: SAM zips every file without a date, so this is each file's date on Lambda."""

@@ -10,14 +10,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.lambda_runtime import ROOT, api_event, documents_bucket, function_serving, load_template, s3_event
-from texttools import DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL, TOOLS, Tool
-from texttools.limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, PARAGRAPHS_SPLIT
+from scripts.lambda_events import api_event, s3_event
+from scripts.template import ROOT, documents_bucket, function_serving, load_template
+from texttools.registry import tools
+from texttools.tool import Tool
 
 EVENTS = ROOT / "events"
-SEEDS = ROOT / "spec" / "seeds"
 _TEMPLATE = load_template()
-FUNCTION_OF = {tool.id: function_serving(tool.execute_url, _TEMPLATE).logical_id for tool in TOOLS.values()}
+FUNCTION_OF = {tool.id: function_serving(tool.execute_url, _TEMPLATE).logical_id for tool in tools().values()}
 """Each tool's API function (logical id), as the template routes it."""
 JSON_HEADERS = {"Content-Type": "application/json"}
 
@@ -72,108 +72,59 @@ def _json(value: object) -> str:
 
 def samples() -> list[Sample]:
     found: list[Sample] = []
-    for tool in TOOLS.values():
-        function = FUNCTION_OF[tool.id]
-        seed = json.loads((SEEDS / f"{tool.id}.json").read_text(encoding="utf-8"))
-        for number, example in enumerate(seed["examples"], start=1):
-            case = f"success-example-{number}"
-            found.append(Sample(function, case, _event(tool, case, _json(example["input"])), 200, "ok"))
-        required = dict.fromkeys(seed["input_schema"]["required"], "x")
-        common = [
-            ("invalid-json", '{"text": "a", ', 400, "invalid_input"),
-            ("schema-violation", _json({**required, "unknown_field": 1}), 400, "invalid_input"),
-            (
-                "lone-surrogate",
-                '{"text": "\\ud800"' + "".join(f', "{k}": "x"' for k in required if k != "text") + "}",
-                400,
-                "invalid_input",
-            ),
-        ]
-        for case, body, status, code in common:
-            found.append(Sample(function, case, _event(tool, case, body), status, code))
-        found.append(
-            Sample(
-                function,
-                "unsupported-media-type",
-                _event(tool, "unsupported-media-type", _json(required), {"Content-Type": "text/plain"}),
-                415,
-                "unsupported_media_type",
-            )
+    for tool in tools().values():
+        found += tool_samples(tool)
+    return found
+
+
+def tool_samples(tool: Tool) -> list[Sample]:
+    """A success per descriptor example, the errors every route can answer, and each of the tool's
+    own errors from the input its module gives for it."""
+    function = FUNCTION_OF[tool.id]
+    seed = tool.descriptor.data
+    required = dict.fromkeys(seed["input_schema"]["required"], "x")
+    found = [
+        Sample(
+            function, f"success-example-{number}", _event(tool, f"success-example-{number}", _json(example["input"]))
         )
-        found.append(
-            Sample(
-                function,
-                "method-not-allowed",
-                _event(tool, "method-not-allowed", "", method="GET"),
-                405,
-                "method_not_allowed",
-            )
-        )
-    delimiter, extract, paragraphs = (
-        FUNCTION_OF[tool.id] for tool in (DELIMITER_CHUNK_TOOL, EXTRACT_BETWEEN_TOOL, PARAGRAPHS_SPLIT_TOOL)
-    )
-    found += [
-        Sample(
-            delimiter,
-            "oversize",
-            _event(
-                DELIMITER_CHUNK_TOOL,
-                "oversize",
-                _json({"text": "a", "delimiter": "x" * (DELIMITER_CHUNK.max_delimiter_bytes + 1)}),
-            ),
-            413,
-            "input_too_large",
-        ),
-        Sample(
-            delimiter,
-            "too-many-chunks",
-            _event(
-                DELIMITER_CHUNK_TOOL,
-                "too-many-chunks",
-                _json({"text": "," * DELIMITER_CHUNK.max_chunks, "delimiter": ","}),
-            ),
-            422,
-            "too_many_chunks",
-        ),
-        Sample(
-            extract,
-            "oversize",
-            _event(
-                EXTRACT_BETWEEN_TOOL,
-                "oversize",
-                _json({"text": "a", "start": "[" * (EXTRACT_BETWEEN.max_marker_bytes + 1), "end": "]"}),
-            ),
-            413,
-            "input_too_large",
-        ),
-        Sample(
-            extract,
-            "unclosed-marker",
-            _event(
-                EXTRACT_BETWEEN_TOOL, "unclosed-marker", _json({"text": "pre[one]mid[two", "start": "[", "end": "]"})
-            ),
-            422,
-            "unclosed_start_marker",
-        ),
-        Sample(
-            paragraphs,
-            "oversize",
-            _event(PARAGRAPHS_SPLIT_TOOL, "oversize", _json({"text": "a" * (PARAGRAPHS_SPLIT.max_input_bytes + 1)})),
-            413,
-            "input_too_large",
-        ),
-        Sample(
-            paragraphs,
-            "too-many-chunks",
-            _event(
-                PARAGRAPHS_SPLIT_TOOL,
-                "too-many-chunks",
-                _json({"text": "p\n\n" * (PARAGRAPHS_SPLIT.max_paragraphs + 1)}),
-            ),
-            422,
-            "too_many_chunks",
+        for number, example in enumerate(seed["examples"], start=1)
+    ]
+    cases = [
+        ("invalid-json", '{"text": "a", ', 400, "invalid_input"),
+        ("schema-violation", _json({**required, "unknown_field": 1}), 400, "invalid_input"),
+        (
+            "lone-surrogate",
+            '{"text": "\\ud800"' + "".join(f', "{k}": "x"' for k in required if k != "text") + "}",
+            400,
+            "invalid_input",
         ),
     ]
+    found += [Sample(function, case, _event(tool, case, body), status, code) for case, body, status, code in cases]
+    found.append(
+        Sample(
+            function,
+            "unsupported-media-type",
+            _event(tool, "unsupported-media-type", _json(required), {"Content-Type": "text/plain"}),
+            415,
+            "unsupported_media_type",
+        )
+    )
+    found.append(
+        Sample(
+            function,
+            "method-not-allowed",
+            _event(tool, "method-not-allowed", "", method="GET"),
+            405,
+            "method_not_allowed",
+        )
+    )
+    # The string with the smallest byte limit, one byte over it (the others as small as they may be).
+    field, limit = min(tool.byte_limits.items(), key=lambda item: item[1])
+    oversize = {**seed["examples"][0]["input"], field: "x" * (limit + 1)}
+    found.append(Sample(function, "oversize", _event(tool, "oversize", _json(oversize)), 413, "input_too_large"))
+    for error, example in tool.error_examples().items():
+        case = error.code.replace("_", "-")
+        found.append(Sample(function, case, _event(tool, case, _json(example)), error.status, error.code))
     return found
 
 

@@ -20,7 +20,7 @@ def main() -> None:
     # Imported here: every function's worker is a spawned process, which imports this module again
     # (as multiprocessing's ``__mp_main__``) and must not load moto, boto3 and the local servers,
     # which a Lambda does not have (0.3 s and 40 MB a worker).
-    from scripts.local_api import LocalApi, make_server  # noqa: PLC0415
+    from scripts.local_gateway.api import LocalApi, make_server  # noqa: PLC0415
     from scripts.local_s3 import LocalS3Flow  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(description=__doc__)

@@ -11,7 +11,8 @@ from samcli.lib.cfn_language_extensions.models import PseudoParameterValues
 from samcli.yamlhelper import yaml_parse
 from samtranslator.translator.transform import transform
 
-from scripts.lambda_runtime import LOCAL_ACCOUNT_ID, LOCAL_REGION, TEMPLATE, parameter_defaults
+from scripts.lambda_events import LOCAL_ACCOUNT_ID, LOCAL_REGION
+from scripts.template import TEMPLATE, parameter_defaults
 
 PSEUDO = {"AWS::Region": LOCAL_REGION, "AWS::AccountId": LOCAL_ACCOUNT_ID, "AWS::Partition": "aws"}
 

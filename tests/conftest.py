@@ -8,33 +8,25 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from scripts.lambda_runtime import (
-    LOCAL_REGION,
-    ROOT,
-    SOURCE_PYTHONPATH,
-    Handler,
-    LocalContext,
-    api_event,
-    function_serving,
-    functions,
-)
+from scripts.lambda_events import LOCAL_REGION, Handler, LocalContext, api_event
 from scripts.sample_events import SAMPLE_BUCKET, s3_samples
+from scripts.template import ROOT, SOURCE_PYTHONPATH, function_serving, functions
 
-# Every function's Powertools settings as the template gives them (the in-process tests run all
-# four functions in one process, which test_template checks they can share), and fake credentials.
+# Every function's environment as the template gives it (the in-process tests run every function
+# in one process, which test_template checks they can share), and fake credentials.
 os.environ.update(
-    {name: value for spec in functions().values() for name, value in spec.environment.items()
-     if name.startswith("POWERTOOLS_")},
+    {name: value for spec in functions().values() for name, value in spec.environment.items()},
     AWS_DEFAULT_REGION=LOCAL_REGION,
     AWS_ACCESS_KEY_ID="testing",
     AWS_SECRET_ACCESS_KEY="testing",
 )  # fmt: skip
-from texttools import TOOLS
 from texttools.lines import line_view
+from texttools.registry import TOOL_IDS, tool
 
 if TYPE_CHECKING:
     from scripts.local_s3 import LocalS3Flow  # imports boto3 and moto: only the fixtures that need them do
@@ -42,13 +34,17 @@ if TYPE_CHECKING:
 SEEDS = ROOT / "spec" / "seeds"
 SCRIPTS_PYTHONPATH = os.pathsep.join((SOURCE_PYTHONPATH, str(ROOT)))
 """``PYTHONPATH`` for ``python -m scripts.<name>`` in a fresh interpreter, as the Makefile runs it."""
-TOOL_IDS = ("text-delimiter-chunk", "text-extract-between", "text-paragraphs-split")
 
 
 @cache
 def descriptor(tool_id: str) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads((SEEDS / f"{tool_id}.json").read_text(encoding="utf-8"))
     return loaded
+
+
+def limits(tool_id: str) -> Any:
+    """A tool's descriptor limits as attributes (``limits("text-delimiter-chunk").max_chunks``)."""
+    return SimpleNamespace(**tool(tool_id).limits)
 
 
 Invoke = Callable[..., dict[str, Any]]
@@ -67,7 +63,7 @@ def lines_of(text: str, *positions: int) -> list[int]:
 @cache
 def api_handler(tool_id: str) -> Handler:
     """A tool's real ``lambda_handler``: the function's handler that the template routes its URL to."""
-    return function_serving(TOOLS[tool_id].execute_url).load()
+    return function_serving(tool(tool_id).execute_url).load()
 
 
 @pytest.fixture
@@ -124,7 +120,7 @@ def log_lines(capsys: pytest.CaptureFixture[str]) -> Callable[[], list[str]]:
     Assigned, not ``setStream``: that flushes the old stream, which an earlier pytest session in
     the same process (``make mutate`` runs several) has closed.
     """
-    import delimiter_chunk  # noqa: F401 (creates the functions' loggers)
+    api_handler(TOOL_IDS[0])  # creates the functions' loggers (they share one: the service's)
 
     for handler in logging.getLogger(os.environ["POWERTOOLS_SERVICE_NAME"]).handlers:
         if isinstance(handler, logging.StreamHandler):
@@ -144,7 +140,7 @@ def base_url() -> Iterator[str]:
     """The local API (``make serve``'s, API_KEY mode with ``TEST_API_KEY``) on a free port."""
     import threading
 
-    from scripts.local_api import LocalApi, make_server
+    from scripts.local_gateway.api import LocalApi, make_server
 
     api = LocalApi(auth_mode="API_KEY", api_key=TEST_API_KEY)
     server = make_server("127.0.0.1", 0, api)

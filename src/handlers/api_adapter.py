@@ -1,107 +1,108 @@
 """The one adaptation of API Gateway REST proxy events to the core, shared by the API functions.
 
-Powertools does the plumbing (routing, structured logs, EMF metrics); this module only adds what
-API.md asks of every route: the media type rule, base64 bodies, the body size check before
-parsing, the error shape for every failure (framework ones included), one log line and one
-outcome metric per request.
+Each API function serves one route, so it reads its proxy event itself instead of through
+Powertools' REST resolver: any import from ``aws_lambda_powertools.event_handler`` loads every
+resolver it has (AppSync, Bedrock agents, ...) and asyncio, which was the largest share of a cold
+start (docs/performance.md). Powertools still does the structured logs and the EMF metrics. This
+module adds what API.md asks of every route: ``404`` for another path, ``405`` with ``Allow`` for
+another method, the media type rule, base64 bodies, the body size check before parsing, the error
+shape for every failure, one log line and one outcome metric per request.
 """
 
 import base64
 import binascii
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from failure_location import failure_location
-from texttools import InputTooLarge, InternalError, InvalidInput, Tool, ToolError
 from texttools.codec import encode_json
+from texttools.errors import (
+    InputTooLarge,
+    InternalError,
+    InvalidInput,
+    MethodNotAllowed,
+    NotFound,
+    ToolError,
+    UnsupportedMediaType,
+)
+from texttools.registry import tool as registered_tool
 
 JSON = "application/json"
 UTF8_CHARSETS = frozenset({"utf-8", "utf8"})
+ALLOW = {"Allow": "POST"}
+"""Sent with a ``405``: the only method of every execute route."""
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
-class UnsupportedMediaType(ToolError):
-    code = "unsupported_media_type"
-    status = 415
-    default_message = "The request body must be application/json in UTF-8."
-
-
-class NotFound(ToolError):
-    code = "not_found"
-    status = 404
-    default_message = "There is no such route."
-
-
-class MethodNotAllowed(ToolError):
-    code = "method_not_allowed"
-    status = 405
-    default_message = "This route only accepts POST."
-
-
-def make_api_handler(tool: Tool) -> LambdaHandler:
-    """The Lambda handler of one tool's API function, with its own logger, metrics and router."""
+def make_api_handler(tool_id: str) -> LambdaHandler:
+    """The Lambda handler of one tool's API function, with its own logger and metrics."""
+    tool = registered_tool(tool_id)
     logger = Logger()
     metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE (the template's Globals)
-    app = APIGatewayRestResolver()
 
-    def respond(status: int, code: str, body: bytes, headers: dict[str, str] | None = None) -> Response[str]:
+    def respond(status: int, code: str, body: bytes, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         # Per request, not a default dimension: Powertools shares metric state between the
-        # Metrics instances of one process (the tests run the three functions in one).
+        # Metrics instances of one process (the tests run every function in one).
         metrics.add_dimension(name="tool", value=tool.id)
         metrics.add_metric(name=code, unit=MetricUnit.Count, value=1)
         logger.info("request answered", status=status, code=code, response_bytes=len(body))
-        return Response(status_code=status, content_type=JSON, body=body.decode(), headers=headers)
+        return {
+            "statusCode": status,
+            "headers": {"Content-Type": JSON, **(headers or {})},
+            "body": body.decode(),
+            "isBase64Encoded": False,
+        }
 
-    def error_response(error: ToolError, headers: dict[str, str] | None = None) -> Response[str]:
+    def error_response(error: ToolError, event: Mapping[str, Any]) -> dict[str, Any]:
         payload: dict[str, Any] = {"code": error.code, "message": error.message}
         if error.details:
             payload["details"] = error.details
-        payload["request_id"] = app.current_event.request_context.request_id
+        payload["request_id"] = (event.get("requestContext") or {}).get("requestId")
+        headers = ALLOW if isinstance(error, MethodNotAllowed) else None
         return respond(error.status, error.code, encode_json({"error": payload}), headers)
 
-    @app.post(tool.execute_url)
-    def execute() -> Response[str]:
+    def execute(event: Mapping[str, Any]) -> dict[str, Any]:
+        # API Gateway sends this route's path (with any trailing slashes) here, by any method.
+        if str(event.get("path") or "").rstrip("/") != tool.execute_url:
+            raise NotFound()
+        if str(event.get("httpMethod") or "").upper() != "POST":
+            raise MethodNotAllowed()
         body = request_body(
-            app.current_event.headers.get("content-type"),
-            app.current_event.body,
-            bool(app.current_event.is_base64_encoded),
-            tool.max_body_bytes,
+            header(event, "content-type"), event.get("body"), bool(event.get("isBase64Encoded")), tool.max_body_bytes
         )
         logger.append_keys(request_size=len(body))
         return respond(200, "ok", tool.execute(body))
 
-    @app.exception_handler(ToolError)
-    def known_error(error: ToolError) -> Response[str]:
-        return error_response(error)
-
-    @app.not_found
-    def no_route(_: NotFoundError) -> Response[str]:
-        if app.current_event.path == tool.execute_url:
-            return error_response(MethodNotAllowed(), {"Allow": "POST"})
-        return error_response(NotFound())
-
-    @app.exception_handler(Exception)
-    def unexpected_error(_: Exception) -> Response[str]:
-        logger.error("unexpected failure", failed_at=failure_location())
-        return error_response(InternalError())
-
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        return app.resolve(event, context)
+        try:
+            return execute(event)
+        except ToolError as error:
+            return error_response(error, event)
+        except Exception:
+            logger.error("unexpected failure", failed_at=failure_location())
+            return error_response(InternalError(), event)
 
     # The end of the function's init: what the imports made lives as long as the process, so a
-    # full garbage collection need not walk it again (4 to 8 ms a full collection, ``make bench``).
+    # full garbage collection need not walk it again (docs/performance.md).
     gc.freeze()
     return lambda_handler
+
+
+def header(event: Mapping[str, Any], name: str) -> str | None:
+    """A request header's value whatever the case of its name (the last one, as API Gateway keeps)."""
+    found = None
+    for key, value in (event.get("headers") or {}).items():
+        if key.lower() == name:
+            found = value
+    return found
 
 
 def request_body(content_type: str | None, body: str | None, is_base64: bool, max_bytes: int) -> str | bytes:

@@ -10,19 +10,12 @@ import orjson
 
 from .codec import BOM, encode_json
 from .errors import InputTooLarge, InvalidInput, ToolError
-from .tools import PARAGRAPHS_SPLIT_TOOL, TOOLS, Tool
+from .registry import TOOL_IDS, tool, tools
+from .tool import Tool
 
 INCOMING, CHUNKS, ERRORS = "incoming/", "chunks/", "errors/"
 BOM_BYTES = len(BOM.encode())
-LARGEST_TEXT_BYTES = max(tool.byte_limits["text"] for tool in TOOLS.values())
-
-# Metadata keys (S3 user metadata is ASCII and case-insensitive; S3 hands it back lower-cased)
-# and how each becomes a tool input field. String values are JSON string literals, numbers JSON integers.
-PARAMETER_METADATA: Mapping[str, Mapping[str, str]] = {
-    "text-delimiter-chunk": {"delimiter": "delimiter", "max-splits": "max_splits"},
-    "text-extract-between": {"start": "start", "end": "end", "max-matches": "max_matches"},
-    "text-paragraphs-split": {},
-}
+LARGEST_TEXT_BYTES = max(each.byte_limits["text"] for each in tools().values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +62,15 @@ def chunk_document(source: Source, content: bytes | None, metadata: Mapping[str,
     try:
         if content is None:
             raise InputTooLarge(f"The document is larger than {LARGEST_TEXT_BYTES} bytes.")
-        tool, parameters = tool_and_parameters(metadata)
-        params = tool.parse({"text": decode_document(content), **parameters})
-        result = tool.encode(tool.run(params))
+        chosen, parameters = tool_and_parameters(metadata)
+        params = chosen.parse({"text": decode_document(content), **parameters})
+        result = chosen.encode(chosen.run(params))
     except ToolError as error:
         failure = {"source": asdict(source), "error": {"code": error.code, "message": error.message}}
         return Output(output_key(source.key, failed=True), encode_json(failure), error.code)
     document: dict[str, Any] = {
         "source": asdict(source),
-        "tool": {"id": tool.id, "version": tool.version},
+        "tool": {"id": chosen.id, "version": chosen.version},
         "parameters": parameters,  # the inputs that were given (metadata or defaults), without the text
         "result": orjson.Fragment(result),
     }
@@ -92,18 +85,21 @@ def decode_document(content: bytes) -> str:
 
 
 def tool_and_parameters(metadata: Mapping[str, str]) -> tuple[Tool, dict[str, object]]:
-    """The tool named by ``tool`` (default text-paragraphs-split) and its parameters.
+    """The tool named by ``tool`` (the deployment's default tool is among the defaults) and its parameters.
 
-    Metadata keys that do not parameterise the chosen tool are ignored: users keep their own.
+    Metadata keys (S3 user metadata is ASCII and case-insensitive; S3 hands it back lower-cased) are
+    the tool's input fields but ``text``, hyphenated; string values are JSON string literals,
+    numbers JSON integers. Keys that do not parameterise the chosen tool are ignored: users keep their own.
     """
-    tool_id = metadata.get("tool", PARAGRAPHS_SPLIT_TOOL.id)
-    if tool_id not in TOOLS:
-        raise InvalidInput(f"The tool metadata must be one of {', '.join(sorted(TOOLS))}.")
+    tool_id = metadata.get("tool")
+    if tool_id not in TOOL_IDS:
+        raise InvalidInput(f"The tool metadata must be one of {', '.join(TOOL_IDS)}.")
+    chosen = tool(tool_id)
     parameters: dict[str, object] = {}
-    for name, field in PARAMETER_METADATA[tool_id].items():
+    for name, field in chosen.metadata_keys.items():
         if name in metadata:
             try:
                 parameters[field] = orjson.loads(metadata[name])
             except orjson.JSONDecodeError:
                 raise InvalidInput(f"The {name} metadata must be a JSON string literal or integer.") from None
-    return TOOLS[tool_id], parameters
+    return chosen, parameters

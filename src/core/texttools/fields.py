@@ -1,16 +1,17 @@
-"""The tools' input fields, declared once, and the validation every request goes through.
+"""A tool's input fields, read from its descriptor's input schema, and the validation every
+request goes through.
 
-Validation here is a few type and range checks per field, with no import cost: a cold start does
-not build pydantic models (``make bench`` measured that at a third of the function's own start-up).
-``texttools.models`` builds the pydantic models (schemas, OpenAPI) from these same declarations,
-and a test checks that both accept and refuse alike.
+Validation here is a few type and range checks per field, with no import cost: a cold start builds
+no schema validator (a test checks that these checks and the descriptor's JSON Schema accept and
+refuse alike). What the schema cannot say comes from the tool module: which limit bounds each
+string in UTF-8 bytes, and the default of an optional field.
 """
 
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .descriptor import Descriptor
 from .errors import InputTooLarge, InvalidInput, Problem
-from .limits import DELIMITER_CHUNK, EXTRACT_BETWEEN, MAX_SAFE_INTEGER, PARAGRAPHS_SPLIT
 
 REQUIRED: Final = None
 """The default of a field that must be given."""
@@ -18,13 +19,14 @@ MAX_PROBLEMS = 20
 """At most this many ``details``: a body with 10 000 unknown keys must not get a 600 KB answer."""
 FIELD_NAME_SHOWN = 64
 """An unknown key is echoed cut to this many characters: it tells the caller which key is wrong."""
+MAX_SAFE_INTEGER: Final = 9_007_199_254_740_991
+"""JSON's largest exactly representable integer (the schemas' bound for counts without a limit)."""
 
 
 class InputField:
     """One field of a tool's input object: JSON string or integer, and its bounds."""
 
-    __slots__ = ("default", "description", "doc_max_length", "document_default", "kind", "max_bytes",
-                 "maximum", "min_length", "minimum", "name")  # fmt: skip
+    __slots__ = ("default", "kind", "max_bytes", "maximum", "min_length", "minimum", "name")
 
     def __init__(
         self,
@@ -36,13 +38,9 @@ class InputField:
         minimum: int | None = None,
         maximum: int | None = None,
         max_bytes: int | None = None,
-        doc_max_length: int | None = None,
-        document_default: bool = True,
-        description: str | None = None,
     ) -> None:
-        self.name, self.kind, self.default, self.description = name, kind, default, description
-        self.min_length, self.minimum, self.maximum = min_length, minimum, maximum
-        self.max_bytes, self.doc_max_length, self.document_default = max_bytes, doc_max_length, document_default
+        self.name, self.kind, self.default = name, kind, default
+        self.min_length, self.minimum, self.maximum, self.max_bytes = min_length, minimum, maximum, max_bytes
 
     def problem(self, value: object) -> str | None:
         """What is wrong with a value given for this field, if anything (the byte limit aside)."""
@@ -59,29 +57,33 @@ class InputField:
         return None
 
 
-DELIMITER_CHUNK_INPUT = (
-    InputField("text", str, max_bytes=DELIMITER_CHUNK.max_input_bytes,
-               description="The text to split (UTF-8, at most max_input_bytes)."),
-    InputField("delimiter", str, min_length=1, max_bytes=DELIMITER_CHUNK.max_delimiter_bytes,
-               description="The literal separator string (at most max_delimiter_bytes)."),
-    # Omitted is Python's maxsplit=-1; the published schema shows no default, only the bounds.
-    InputField("max_splits", int, default=-1, minimum=0, maximum=MAX_SAFE_INTEGER, document_default=False,
-               description="At most this many splits; omit for no limit."),
-)  # fmt: skip
-EXTRACT_BETWEEN_INPUT = (
-    # The descriptor's maxLength (code points) is documented; the byte limit is the stricter rule (413).
-    InputField("text", str, max_bytes=EXTRACT_BETWEEN.max_text_bytes, doc_max_length=EXTRACT_BETWEEN.max_text_bytes),
-    InputField("start", str, min_length=1, max_bytes=EXTRACT_BETWEEN.max_marker_bytes,
-               doc_max_length=EXTRACT_BETWEEN.max_marker_bytes),
-    InputField("end", str, min_length=1, max_bytes=EXTRACT_BETWEEN.max_marker_bytes,
-               doc_max_length=EXTRACT_BETWEEN.max_marker_bytes),
-    InputField("max_matches", int, default=EXTRACT_BETWEEN.default_max_matches, minimum=1,
-               maximum=EXTRACT_BETWEEN.max_matches),
-)  # fmt: skip
-PARAGRAPHS_SPLIT_INPUT = (
-    InputField("text", str, max_bytes=PARAGRAPHS_SPLIT.max_input_bytes,
-               description="The text to split (UTF-8, at most max_input_bytes)."),
-)  # fmt: skip
+KINDS: Final = {"string": str, "integer": int}
+
+
+def input_fields(
+    descriptor: Descriptor, byte_limits: Mapping[str, str], defaults: Mapping[str, Any] | None = None
+) -> tuple[InputField, ...]:
+    """The fields of ``descriptor``'s input schema, in its order.
+
+    ``byte_limits`` names, for each string field, the descriptor limit that bounds its UTF-8 size;
+    ``defaults`` gives each optional field's value when omitted. A string's ``maxLength`` (code
+    points) is not checked: its byte limit is the stricter rule, and API.md makes that a 413.
+    """
+    schema = descriptor.input_schema
+    fields = []
+    for name, spec in schema["properties"].items():
+        fields.append(
+            InputField(
+                name,
+                KINDS[spec["type"]],
+                default=REQUIRED if name in schema["required"] else (defaults or {})[name],
+                min_length=spec.get("minLength", 0),
+                minimum=spec.get("minimum"),
+                maximum=spec.get("maximum"),
+                max_bytes=descriptor.limits[byte_limits[name]] if name in byte_limits else None,
+            )
+        )
+    return tuple(fields)
 
 
 def validate(fields: tuple[InputField, ...], data: object) -> dict[str, Any]:

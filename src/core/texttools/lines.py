@@ -6,6 +6,7 @@ U+2028 and U+2029 are not endings, which is why ``str.splitlines`` is not used.
 """
 
 import re
+from typing import NamedTuple
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 CR_FILLER = " "
@@ -18,8 +19,26 @@ def line_view(text: str) -> str:
     Then ``line(pos) = 1 + view.count("\\n", 0, pos)``: one C-speed call, and a CRLF split
     between its CR and LF still counts once, after the LF. A text with no lone CR (the usual
     case, CRLF included) is its own view, with no copy; otherwise each lone CR becomes LF and each
-    CRLF's CR a space, so blank lines stay blank.
+    CRLF's CR a space, so blank lines stay blank. A text that ends in CR is viewed as if nothing
+    followed: a window of a longer text must not end between a CR and what comes after it.
     """
     if "\r" not in text or _LONE_CR.search(text) is None:  # ``in`` is 20x the regex's speed
         return text
     return text.replace("\r\n", CR_FILLER + "\n").replace("\r", "\n")
+
+
+def line_count(view: str) -> int:
+    """How many CommonMark lines the viewed text has: a final line ending starts no other line."""
+    return view.count("\n") + (view[-1:] not in ("", "\n"))
+
+
+class Position(NamedTuple):
+    """Where a window of a longer text starts: its code point offset, its line, the index of its first chunk."""
+
+    offset: int
+    line: int
+    first_index: int
+
+
+ORIGIN = Position(0, 1, 0)
+"""The start of a whole text."""

@@ -1,0 +1,92 @@
+"""What a tool is to the rest of the code, and the one pipeline every caller runs: measure, parse,
+validate, run, encode. Each tool's module (``texttools.tools.<id>``) makes one ``Tool``."""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .codec import decode_json, encode_json
+from .descriptor import Descriptor
+from .errors import InputTooLarge, OutputTooLarge, ToolError
+from .fields import InputField, validate
+
+Params = dict[str, Any]
+JSON_ESCAPE_GROWTH: Final = 6
+"""The most bytes JSON can spend on one UTF-8 byte of a string (``\\u0001`` for ``\\x01``)."""
+BODY_SLACK_BYTES: Final = 64 * 1024
+"""Room in a request body for keys, numbers and insignificant whitespace around the strings."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One published tool: its descriptor, its input fields, its algorithm and its own errors."""
+
+    descriptor: Descriptor
+    fields: tuple[InputField, ...]
+    run: Callable[[Params], Mapping[str, Any]]
+    """The algorithm on validated input, returning the output object."""
+    errors: tuple[type[ToolError], ...]
+    """What the tool itself can fail with, beyond invalid or too large input (for the API docs)."""
+    error_examples: Callable[[], Mapping[type[ToolError], Params]]
+    """An input that fails with each of ``errors`` (sample events, docs), made only when asked."""
+    max_body_bytes: int = field(init=False)
+    """The largest body a valid request can need: anything larger is refused before parsing, as even
+    with every byte escaped as ``\\u00XX`` no valid request reaches it."""
+
+    def __post_init__(self) -> None:
+        largest = JSON_ESCAPE_GROWTH * sum(self.byte_limits.values()) + BODY_SLACK_BYTES
+        object.__setattr__(self, "max_body_bytes", largest)  # frozen
+
+    @property
+    def id(self) -> str:
+        return self.descriptor.id
+
+    @property
+    def version(self) -> str:
+        return self.descriptor.version
+
+    @property
+    def execute_url(self) -> str:
+        return self.descriptor.execute_url
+
+    @property
+    def limits(self) -> Mapping[str, int]:
+        return self.descriptor.limits
+
+    @property
+    def max_output_bytes(self) -> int | None:
+        return self.descriptor.limits.get("max_output_bytes")
+
+    @property
+    def byte_limits(self) -> Mapping[str, int]:
+        return {field.name: field.max_bytes for field in self.fields if field.max_bytes is not None}
+
+    @property
+    def metadata_keys(self) -> Mapping[str, str]:
+        """S3 user metadata key of each parameter (every field but ``text``): its name with hyphens,
+        since S3 metadata keys are conventionally hyphenated (API.md)."""
+        return {field.name.replace("_", "-"): field.name for field in self.fields if field.name != "text"}
+
+    def parse(self, data: object) -> Params:
+        """Validate decoded JSON (or the S3 flow's parameters) into the tool's input."""
+        return validate(self.fields, data)
+
+    def encode(self, result: Mapping[str, Any]) -> bytes:
+        """The response bytes; ``max_output_bytes`` is measured on exactly these."""
+        body = encode_json(result)
+        limit = self.max_output_bytes
+        if limit is not None and len(body) > limit:
+            raise OutputTooLarge(f"The result would be larger than {limit} bytes.")
+        return body
+
+    def execute(self, body: str | bytes) -> bytes:
+        """Answer one JSON request body with the JSON output body, or raise a ``ToolError``.
+
+        The size check comes first, so a body no valid request could need is never parsed. A
+        ``str`` body is measured in code points: never more than its UTF-8 bytes, so nothing valid
+        is refused, and anything larger than the limit in bytes but not in code points is bounded
+        (at most four times the limit) and still refused by the field limits after parsing.
+        """
+        if len(body) > self.max_body_bytes:
+            raise InputTooLarge("The request body is larger than any valid request for this tool.")
+        return self.encode(self.run(self.parse(decode_json(body))))

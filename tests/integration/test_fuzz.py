@@ -1,0 +1,189 @@
+"""Hostile input, generated and crafted: every answer is an API.md status with a well-formed body,
+never an exception and never a 500; every document ends as exactly one output object.
+
+``make fuzz`` runs the generated cases with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES).
+"""
+
+import importlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+
+from scripts.lambda_events import LOCAL_REGION, LocalContext, api_event, s3_event
+from tests.conftest import api_handler
+from texttools.registry import TOOL_IDS
+
+EXAMPLES = int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "150"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+API_STATUSES = {200, 400, 404, 405, 413, 415, 422}
+CODES = {
+    400: {"invalid_input"}, 404: {"not_found"}, 405: {"method_not_allowed"}, 413: {"input_too_large"},
+    415: {"unsupported_media_type"}, 422: {"too_many_chunks", "output_too_large", "unclosed_start_marker"},
+}  # fmt: skip
+FIELDS = ["text", "delimiter", "max_splits", "start", "end", "max_matches"]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+requests = st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), json_values, max_size=6)
+bodies = st.one_of(
+    requests.map(json.dumps),
+    requests.map(lambda r: json.dumps(r, ensure_ascii=False)),
+    st.text(max_size=200),
+    st.sampled_from(["", "{", "[]", "null", '{"text": NaN}', '{"text": "\\ud800"}', "\ufeff{}"]),
+)
+content_types = st.sampled_from(
+    [None, "application/json", "application/json; charset=utf-8", "APPLICATION/JSON;CHARSET=UTF8", "text/plain",
+     "application/json; charset=latin-1", "", ";", "application/json;;", "application/json; charset"]
+)  # fmt: skip
+methods = st.sampled_from(["POST", "POST", "POST", "GET", "PUT", "DELETE", "OPTIONS", "PATCH", "HEAD"])
+
+
+def assert_well_formed(response: dict[str, Any]) -> None:
+    assert set(response) >= {"statusCode", "body"}
+    status = response["statusCode"]
+    assert status in API_STATUSES
+    body = json.loads(response["body"])
+    if status != 200:
+        assert set(body) == {"error"}
+        error = body["error"]
+        assert set(error) <= {"code", "message", "details", "request_id"}
+        assert error["code"] in CODES[status]
+        assert isinstance(error["message"], str)
+        assert error["message"].endswith(".")
+
+
+@FUZZ
+@given(
+    tool=st.sampled_from(TOOL_IDS),
+    body=bodies,
+    raw=st.binary(max_size=200),
+    use_raw=st.booleans(),
+    base64_body=st.booleans(),
+    content_type=content_types,
+    extra_headers=st.dictionaries(
+        st.sampled_from(["X-Api-Key", "Accept", "content-TYPE", "Host"]), st.text(max_size=20)
+    ),
+    method=methods,
+)
+def test_any_request_gets_an_api_answer(
+    tool: str, body: str, raw: bytes, use_raw: bool, base64_body: bool, content_type: str | None,
+    extra_headers: dict[str, str], method: str,
+) -> None:  # fmt: skip
+    headers = dict(extra_headers)
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    payload: str | bytes = raw if use_raw else body
+    event = api_event(method, f"/v1/tools/{tool}/versions/1.0.0/execute", payload, headers, base64_body=base64_body)
+    assert_well_formed(api_handler(tool)(event, LocalContext("fuzz")))
+
+
+@FUZZ
+@given(path=st.text(max_size=40), method=methods)
+def test_any_path_gets_an_api_answer(path: str, method: str) -> None:
+    event = api_event(method, "/" + path, "{}", {"Content-Type": "application/json"})
+    assert_well_formed(api_handler("text-paragraphs-split")(event, LocalContext("fuzz")))
+
+
+class Deadline:
+    """A generous bound on work that must stay small: quadratic or unbounded work would take minutes."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        self.started = time.monotonic()
+
+    def __exit__(self, *_: object) -> None:
+        assert time.monotonic() - self.started < self.seconds
+
+
+VALID = '"text": "a", "delimiter": ","'
+CRAFTED = {
+    "nesting 100 000 deep": ("[" * 100_000 + "]" * 100_000, 400, "invalid_input"),
+    "object nesting 100 000 deep": ('{"a":' * 100_000 + "1" + "}" * 100_000, 400, "invalid_input"),
+    "max_splits with 5 000 digits": ("{" + VALID + ', "max_splits": ' + "9" * 5000 + "}", 400, "invalid_input"),
+    "1 MiB of lone surrogate escapes": (
+        '{"text": "' + "\\ud800" * 174_762 + '", "delimiter": ","}',
+        400,
+        "invalid_input",
+    ),
+    "duplicate keys, last one invalid": ("{" + VALID + ', "delimiter": ""}', 400, "invalid_input"),
+    "duplicate keys, last one valid": ('{"delimiter": "", ' + VALID + "}", 200, "ok"),
+    "9.9 MB of whitespace around a valid request": (" " * 9_900_000 + "{" + VALID + "}", 413, "input_too_large"),
+    "10 000 keys": ("{" + ",".join(f'"k{i}": 1' for i in range(10_000)) + "}", 400, "invalid_input"),
+    "1 MiB key": ('{"' + "k" * 1_048_576 + '": 1}', 400, "invalid_input"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_crafted_worst_cases_are_answered_quickly(case: str) -> None:
+    body, status, code = CRAFTED[case]
+    event = api_event("POST", "/v1/tools/text-delimiter-chunk/versions/1.0.0/execute", body, {})
+    with Deadline(5):
+        response = api_handler("text-delimiter-chunk")(event, LocalContext("crafted"))
+    assert_well_formed(response)
+    assert response["statusCode"] == status
+    assert (json.loads(response["body"]).get("error") or {"code": "ok"})["code"] == code
+    assert len(response["body"]) < 2_000  # nothing of the input is echoed back
+
+
+# --- the S3 chunker ---------------------------------------------------------------------------------
+
+BUCKET = "fuzz-bucket"
+ascii_values = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20)
+metadata = st.dictionaries(
+    st.sampled_from(["tool", "delimiter", "max-splits", "start", "end", "max-matches", "other"]),
+    st.one_of(
+        ascii_values,
+        st.sampled_from(["text-delimiter-chunk", "text-extract-between", "text-paragraphs-split", '"\\n"', '","',
+                         '"["', '"]"', "1", "0", "-1", "1.5", "true", '""', "null", '"\\ud800"']),
+    ),
+    max_size=5,
+)  # fmt: skip
+documents = st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.encode))
+
+
+@pytest.fixture(scope="module")
+def chunker() -> Iterator[tuple[Any, Any]]:
+    with mock_aws():
+        s3 = boto3.client("s3", region_name=LOCAL_REGION)
+        s3.create_bucket(Bucket=BUCKET)
+        import chunk_document_function
+
+        yield importlib.reload(chunk_document_function), s3
+
+
+@FUZZ
+@given(
+    body=documents,
+    meta=metadata,
+    key=st.text(st.characters(codec="utf-8", exclude_characters="/\\"), min_size=1, max_size=20),
+)
+def test_any_document_ends_as_exactly_one_output(
+    chunker: tuple[Any, Any], body: bytes, meta: dict[str, str], key: str
+) -> None:
+    handler, s3 = chunker
+    source = f"incoming/{key}"
+    response = s3.put_object(Bucket=BUCKET, Key=source, Body=body, Metadata=meta)
+    event = s3_event(BUCKET, [(source, len(body), response["ETag"].strip('"'), None)])
+    for prefix in ("chunks/", "errors/"):
+        s3.delete_object(Bucket=BUCKET, Key=f"{prefix}{key}.json")
+    handler.lambda_handler(event, LocalContext("fuzz"))
+    written = [
+        p for p in ("chunks/", "errors/") if "Contents" in s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{p}{key}.json")
+    ]
+    assert len(written) == 1
+    document = json.loads(s3.get_object(Bucket=BUCKET, Key=f"{written[0]}{key}.json")["Body"].read())
+    assert document["source"]["key"] == source
+    assert ("result" in document) == (written[0] == "chunks/")

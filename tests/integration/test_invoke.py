@@ -1,0 +1,112 @@
+"""``make invoke``: one event through one function, as ``sam local invoke`` runs it, without Docker."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from scripts.lambda_events import LocalContext
+from scripts.local_s3 import CREDENTIALS, LocalS3Flow
+from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, s3_samples, samples
+from scripts.template import ROOT, functions
+from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
+
+SHELL = {name: value for name, value in os.environ.items() if not name.startswith(("POWERTOOLS_", "AWS_", "MAKE"))}
+"""The test process's environment without what conftest sets for in-process handlers (nor the
+variables of the ``make test`` around it: ``make invoke`` is run as from a user's shell)."""
+
+
+def make_invoke(function: str, event: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scripts.invoke", function, event],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=120,
+        env={**SHELL, "PYTHONPATH": SCRIPTS_PYTHONPATH, **env},
+    )  # fmt: skip
+
+
+def first_success(function: str) -> Sample:
+    return next(s for s in samples() if s.function == function and s.status == 200)
+
+
+@pytest.mark.parametrize("function", [f for f in functions() if f != CHUNK_FUNCTION])
+def test_stdout_is_the_response_and_the_logs_go_to_stderr(function: str) -> None:
+    sample = first_success(function)
+    result = make_invoke(function, sample.path)
+    assert result.returncode == 0, result.stderr
+    spec = functions()[function]
+    event = json.loads((ROOT / sample.path).read_text(encoding="utf-8"))
+    assert json.loads(result.stdout) == spec.load()(event, LocalContext(function))
+    log, metric = map(json.loads, result.stderr.splitlines())
+    # The template's environment, which this shell did not set:
+    assert log["service"] == spec.environment["POWERTOOLS_SERVICE_NAME"]
+    assert (log["message"], log["code"]) == ("request answered", "ok")
+    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == spec.environment["POWERTOOLS_METRICS_NAMESPACE"]
+    assert metric["ok"] == [1.0]
+
+
+def test_make_invoke_writes_only_the_result_to_stdout_so_that_it_pipes_into_jq() -> None:
+    function = next(iter(functions()))
+    sample = first_success(function)
+    make = ["make", "invoke", f"FN={function}", f"EVENT={sample.path}"]
+    result = subprocess.run(make, cwd=ROOT, capture_output=True, text=True, check=False, timeout=120, env=SHELL)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["statusCode"] == sample.status  # nothing but the JSON: no echoed command
+    usage = subprocess.run(make[:2], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120, env=SHELL)
+    assert (usage.returncode, usage.stdout) == (2, "")
+    assert "usage: make invoke FN=" in usage.stderr
+
+
+def test_a_variable_set_in_the_shell_wins_over_the_template() -> None:
+    function = next(iter(functions()))
+    result = make_invoke(function, first_success(function).path, POWERTOOLS_LOG_LEVEL="WARNING")
+    assert result.returncode == 0
+    assert [json.loads(line).get("message") for line in result.stderr.splitlines()] == [None]  # the metric only
+
+
+@pytest.mark.parametrize("sample", s3_samples(), ids=lambda s: s.case)
+def test_the_chunker_writes_its_outputs_to_the_s3_the_sdk_points_at(sample: Sample, sample_s3: SampleS3) -> None:
+    result = make_invoke(CHUNK_FUNCTION, sample.path, **sample_s3.environment)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout) == {"records": len(sample.event["Records"])}
+    assert outcomes(sample_s3.client, SAMPLE_BUCKET) == sample.outputs
+
+
+def test_a_sample_s3_event_runs_against_make_serves_s3_as_it_starts(flow: LocalS3Flow) -> None:
+    """The README's loop: ``make serve``'s bucket is the one the sample events name, and the
+    oversize sample needs no document uploaded (its size is in the event)."""
+    (sample,) = [s for s in s3_samples() if s.case == "oversize"]
+    result = make_invoke(CHUNK_FUNCTION, sample.path, **CREDENTIALS, AWS_ENDPOINT_URL=flow.endpoint)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert outcomes(flow.s3, flow.bucket) == sample.outputs == {"errors/huge.txt.json": "input_too_large"}
+
+
+def test_a_handler_that_raises_gives_lambdas_error_object_and_exit_status_1() -> None:
+    """No S3 to reach: the chunker raises so that Lambda retries the event."""
+    unreachable = {**CREDENTIALS, "AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_MAX_ATTEMPTS": "1"}
+    result = make_invoke(CHUNK_FUNCTION, s3_samples()[0].path, **unreachable)
+    assert result.returncode == 1
+    error = json.loads(result.stdout)
+    assert error["errorType"] == "TransientFailure"
+    assert error["errorMessage"] == "1 of 1 records failed and will be retried"
+    assert error["stackTrace"][-1].startswith(f'  File "{ROOT / "src/handlers/chunk_document_function.py"}"')
+    assert "scripts/invoke.py" not in error["stackTrace"][0]
+    assert json.loads(result.stderr.splitlines()[0])["message"] == "S3 call failed; the event will be retried"
+
+
+def test_an_unknown_function_is_refused_with_the_template_s_names() -> None:
+    result = make_invoke("NoSuchFunction", first_success(next(iter(functions()))).path)
+    assert result.returncode == 2
+    assert "the template has: " + ", ".join(sorted(functions())) in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"), [("events/no-such-event.json", "No such file"), ("Makefile", "Expecting value")]
+)
+def test_an_event_that_cannot_be_read_is_a_usage_error(event: str, reason: str) -> None:
+    result = make_invoke(next(iter(functions())), event)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert f"cannot read the event '{event}': " in result.stderr
+    assert reason in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,322 @@
+"""The document chunker against moto's S3: every rule of API.md's "S3 document chunking"."""
+
+import importlib
+import json
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+
+from scripts.lambda_events import LOCAL_REGION, LocalContext, s3_event
+from scripts.template import documents_bucket, functions
+from texttools.documents import LARGEST_TEXT_BYTES
+from texttools.tools.text_delimiter_chunk import delimiter_chunk
+from texttools.tools.text_extract_between import extract_between
+from texttools.tools.text_paragraphs_split import paragraphs_split
+
+BUCKET = documents_bucket()
+Upload = Callable[..., dict[str, Any]]
+
+
+@pytest.fixture
+def s3() -> Iterator[Any]:
+    with mock_aws():
+        client = boto3.client("s3", region_name=LOCAL_REGION)
+        client.create_bucket(Bucket=BUCKET)
+        client.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
+        yield client
+
+
+@pytest.fixture
+def chunker(s3: Any, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The handler module, imported inside the mock so its module-level client is moto's, with the
+    template's default tool (API.md's) and no default parameters."""
+    monkeypatch.setenv("DEFAULT_TOOL", functions()["ChunkDocumentFunction"].environment["DEFAULT_TOOL"])
+    for name in ("DEFAULT_DELIMITER", "DEFAULT_MAX_SPLITS"):
+        monkeypatch.delenv(name, raising=False)
+    import chunk_document_function
+
+    return importlib.reload(chunk_document_function)
+
+
+@pytest.fixture
+def upload(s3: Any) -> Upload:
+    """Put a document; returns the event record fields S3 would send for it."""
+
+    def put(key: str, body: bytes, metadata: dict[str, str] | None = None) -> dict[str, Any]:
+        response = s3.put_object(Bucket=BUCKET, Key=key, Body=body, Metadata=metadata or {})
+        return {"key": key, "size": len(body), "etag": response["ETag"].strip('"'), "version": response["VersionId"]}
+
+    return put
+
+
+def run(chunker: ModuleType, *uploads: dict[str, Any]) -> dict[str, Any]:
+    event = s3_event(BUCKET, [(u["key"], u["size"], u["etag"], u["version"]) for u in uploads])
+    return chunker.lambda_handler(event, LocalContext("ChunkDocumentFunction"))  # type: ignore[no-any-return]
+
+
+def read(s3: Any, key: str) -> dict[str, Any]:
+    return json.loads(s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())  # type: ignore[no-any-return]
+
+
+def keys(s3: Any, prefix: str) -> list[str]:
+    return [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=prefix).get("Contents", [])]
+
+
+def test_default_tool_and_the_success_object(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    text = "Title\n\nFirst paragraph,\nstill first.\n\n😀 last"
+    doc = upload("incoming/notes.md", text.encode())
+    run(chunker, doc)
+    assert read(s3, "chunks/notes.md.json") == {
+        "source": {"bucket": BUCKET, "key": "incoming/notes.md", "version_id": doc["version"], "etag": doc["etag"],
+                   "size": doc["size"]},
+        "tool": {"id": "text-paragraphs-split", "version": "1.0.0"},
+        "parameters": {},
+        "result": paragraphs_split(text),
+    }  # fmt: skip
+
+
+def test_url_encoded_key_with_spaces_plus_and_non_ascii(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    doc = upload("incoming/my notes/café + más.md", b"a\n\nb")
+    event = s3_event(BUCKET, [(doc["key"], doc["size"], doc["etag"], doc["version"])])
+    assert event["Records"][0]["s3"]["object"]["key"] == "incoming/my+notes/caf%C3%A9+%2B+m%C3%A1s.md"
+    chunker.lambda_handler(event, LocalContext("ChunkDocumentFunction"))
+    assert keys(s3, "chunks/") == ["chunks/my notes/café + más.md.json"]
+    assert read(s3, "chunks/my notes/café + más.md.json")["source"]["key"] == "incoming/my notes/café + más.md"
+
+
+def test_metadata_selects_delimiter_chunk(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    text = "a\n---\nb\n---\nc"
+    metadata = {"tool": "text-delimiter-chunk", "delimiter": '"\\n---\\n"', "max-splits": "1", "author": "me"}
+    run(chunker, upload("incoming/d.txt", text.encode(), metadata))
+    written = read(s3, "chunks/d.txt.json")
+    assert written["tool"] == {"id": "text-delimiter-chunk", "version": "1.0.0"}
+    assert written["parameters"] == {"delimiter": "\n---\n", "max_splits": 1}
+    assert written["result"] == delimiter_chunk(text, "\n---\n", 1)
+
+
+def test_metadata_selects_extract_between(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    text = "x<<one>>y<<two>>"
+    metadata = {"Tool": "text-extract-between", "START": '"<<"', "end": '">>"', "Max-Matches": "1"}  # any case
+    run(chunker, upload("incoming/e.txt", text.encode(), metadata))
+    assert read(s3, "chunks/e.txt.json")["result"] == extract_between(text, "<<", ">>", 1)
+
+
+def test_defaults_come_from_the_function_environment(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEFAULT_TOOL", "text-delimiter-chunk")
+    monkeypatch.setenv("DEFAULT_DELIMITER", '","')
+    monkeypatch.setenv("DEFAULT_MAX_SPLITS", "")
+    run(chunker, upload("incoming/csv.txt", b"a,b,c"), upload("incoming/own.txt", b"a;b", {"delimiter": '";"'}))
+    assert [c["text"] for c in read(s3, "chunks/csv.txt.json")["result"]["chunks"]] == ["a", "b", "c"]
+    assert [c["text"] for c in read(s3, "chunks/own.txt.json")["result"]["chunks"]] == ["a", "b"]
+
+
+def test_leading_bom_is_dropped(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    run(chunker, upload("incoming/bom.txt", "\ufeffa\n\nb".encode()))
+    assert read(s3, "chunks/bom.txt.json")["result"] == paragraphs_split("a\n\nb")
+
+
+SCHEMA_MISMATCH = "The request does not match this tool's input schema."
+"""The validation message; the S3 error object holds no details (API.md), so the S3-only errors say
+what is wrong in their message."""
+
+
+@pytest.mark.parametrize(
+    ("body", "metadata", "code", "message"),
+    [
+        (b"caf\xe9", {}, "invalid_input", "The document is not valid UTF-8."),
+        (b"a", {"tool": "text-unknown"}, "invalid_input",
+         "The tool metadata must be one of text-delimiter-chunk, text-extract-between, text-paragraphs-split."),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": ","}, "invalid_input",
+         "The delimiter metadata must be a JSON string literal or integer."),
+        (b"a", {"tool": "text-extract-between", "start": '"["', "end": '"]"', "max-matches": "x"}, "invalid_input",
+         "The max-matches metadata must be a JSON string literal or integer."),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "1.0"}, "invalid_input",
+         SCHEMA_MISMATCH),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "-1"}, "invalid_input",
+         SCHEMA_MISMATCH),
+        (b"a", {"tool": "text-delimiter-chunk"}, "invalid_input", SCHEMA_MISMATCH),
+        (b",,,", {"tool": "text-delimiter-chunk", "delimiter": '""'}, "invalid_input", SCHEMA_MISMATCH),
+        (b"ok [open", {"tool": "text-extract-between", "start": '"["', "end": '"]"'}, "unclosed_start_marker",
+         "The start marker at code point 3 has no end marker after it."),
+        (b"p\n\n" * 10_001, {}, "too_many_chunks", "The text has more than 10000 paragraphs."),
+        (b"a" * (LARGEST_TEXT_BYTES + 1), {}, "input_too_large",
+         f"The text field is larger than {LARGEST_TEXT_BYTES} UTF-8 bytes."),
+        (b"a" * 256_001, {"tool": "text-extract-between", "start": '"["', "end": '"]"'}, "input_too_large",
+         "The text field is larger than 256000 UTF-8 bytes."),
+    ],
+)  # fmt: skip
+def test_a_bad_document_becomes_its_error_object(
+    s3: Any, chunker: ModuleType, upload: Upload, body: bytes, metadata: dict[str, str], code: str, message: str
+) -> None:
+    doc = upload("incoming/bad.txt", body, metadata)
+    run(chunker, doc)
+    assert keys(s3, "chunks/") == []
+    written = read(s3, "errors/bad.txt.json")
+    assert written["source"] == {"bucket": BUCKET, "key": "incoming/bad.txt", "version_id": doc["version"],
+                                 "etag": doc["etag"], "size": doc["size"]}  # fmt: skip
+    assert written["error"] == {"code": code, "message": message}
+    assert set(written) == {"source", "error"}
+
+
+def test_bom_does_not_count_against_the_limit(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    run(chunker, upload("incoming/full.txt", "\ufeff".encode() + b"a" * LARGEST_TEXT_BYTES))
+    assert read(s3, "chunks/full.txt.json")["result"]["paragraph_count"] == 1
+
+
+def test_oversize_object_is_refused_from_the_event_without_a_download(
+    s3: Any, chunker: ModuleType, upload: Upload
+) -> None:
+    calls: list[str] = []
+    chunker.s3.meta.events.register("before-call.s3.GetObject", lambda **_: calls.append("GetObject"))
+    doc = upload("incoming/huge.txt", b"a" * (LARGEST_TEXT_BYTES + 4))
+    run(chunker, doc)
+    assert calls == []
+    assert read(s3, "errors/huge.txt.json")["error"] == {
+        "code": "input_too_large",
+        "message": f"The document is larger than {LARGEST_TEXT_BYTES} bytes.",
+    }
+
+
+def test_one_bad_document_does_not_stop_the_others(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    docs = [upload("incoming/1.txt", b"one"), upload("incoming/2.txt", b"\xff"), upload("incoming/3.txt", b"three")]
+    assert run(chunker, *docs) == {"records": 3}
+    assert keys(s3, "chunks/") == ["chunks/1.txt.json", "chunks/3.txt.json"]
+    assert keys(s3, "errors/") == ["errors/2.txt.json"]
+
+
+def s3_fault(code: str, status: int, operation: str) -> ClientError:
+    response: Any = {"Error": {"Code": code, "Message": "fault"}, "ResponseMetadata": {"HTTPStatusCode": status}}
+    return ClientError(response, operation)
+
+
+@pytest.mark.parametrize(("code", "status"), [("SlowDown", 503), ("InternalError", 500), ("ServiceUnavailable", 503)])
+def test_transient_read_failure_raises_after_the_other_records(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch, code: str, status: int
+) -> None:
+    docs = [upload("incoming/1.txt", b"one"), upload("incoming/2.txt", b"two")]
+    real_get = chunker.s3.get_object
+
+    def flaky_get(**kwargs: Any) -> Any:
+        if kwargs["Key"] == "incoming/1.txt":
+            raise s3_fault(code, status, "GetObject")
+        return real_get(**kwargs)
+
+    monkeypatch.setattr(chunker.s3, "get_object", flaky_get)
+    with pytest.raises(chunker.TransientFailure):
+        run(chunker, *docs)
+    assert keys(s3, "chunks/") == ["chunks/2.txt.json"]
+    assert keys(s3, "errors/") == []  # a transient fault is never written as the document's error
+
+    monkeypatch.setattr(chunker.s3, "get_object", real_get)  # Lambda's retry of the same event
+    run(chunker, *docs)
+    assert keys(s3, "chunks/") == ["chunks/1.txt.json", "chunks/2.txt.json"]
+
+
+def test_write_that_fails_after_the_read_raises(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing_put(**_: Any) -> Any:
+        raise ClientError({"Error": {"Code": "InternalError", "Message": "x"}}, "PutObject")
+
+    doc = upload("incoming/1.txt", b"one")
+    monkeypatch.setattr(chunker.s3, "put_object", failing_put)
+    with pytest.raises(chunker.TransientFailure):
+        run(chunker, doc)
+
+
+def test_a_bug_on_one_record_is_retried_after_the_others_and_leaks_nothing(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch, log_lines: Callable[[], list[str]]
+) -> None:
+    secret = "SECRET-DOCUMENT-TEXT"
+    docs = [upload("incoming/1.txt", secret.encode()), upload("incoming/2.txt", b"two")]
+    real_chunk_document = chunker.chunk_document
+
+    def buggy(source: Any, content: bytes | None, metadata: Any) -> Any:
+        if source.key == "incoming/1.txt":
+            raise RuntimeError(secret)
+        return real_chunk_document(source, content, metadata)
+
+    monkeypatch.setattr(chunker, "chunk_document", buggy)
+    with pytest.raises(chunker.TransientFailure):
+        run(chunker, *docs)
+    assert keys(s3, "chunks/") == ["chunks/2.txt.json"]
+    assert keys(s3, "errors/") == []  # a bug is not the document's fault
+    lines = [json.loads(line) for line in log_lines()]
+    (failure,) = [line for line in lines if line.get("message") == "unexpected failure; the event will be retried"]
+    assert failure["failed_at"] == f"{__file__}:{buggy.__code__.co_firstlineno + 2}"
+    metrics = [m["_aws"]["CloudWatchMetrics"][0]["Metrics"] for m in lines if "_aws" in m]
+    assert sorted(metric["Name"] for metric in metrics[0]) == ["internal_error", "ok"]
+    assert secret not in json.dumps(lines)
+    assert "RuntimeError" not in json.dumps(lines)
+
+
+def test_object_gone_before_the_event_is_skipped(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    doc = upload("incoming/gone.txt", b"a")
+    s3.delete_object(Bucket=BUCKET, Key="incoming/gone.txt", VersionId=doc["version"])
+    assert run(chunker, doc) == {"records": 1}
+    assert keys(s3, "chunks/") == keys(s3, "errors/") == []
+
+
+def test_the_event_version_is_chunked_even_after_an_overwrite(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    first = upload("incoming/v.txt", b"first\n\nversion")
+    upload("incoming/v.txt", b"second")
+    run(chunker, first)
+    written = read(s3, "chunks/v.txt.json")
+    assert written["source"]["version_id"] == first["version"]
+    assert written["result"]["paragraph_count"] == 2
+
+
+def test_unversioned_object_replaced_since_the_event_is_skipped(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    doc = upload("incoming/u.txt", b"old")
+    upload("incoming/u.txt", b"new content")
+    assert run(chunker, {**doc, "version": None}) == {"records": 1}
+    assert keys(s3, "chunks/") == []  # the newer object's own event chunks it
+
+
+def test_same_event_twice_writes_the_same_bytes(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    docs = [upload("incoming/a.txt", "é\r\n\r\nb".encode()), upload("incoming/b.txt", b"\xff")]
+    run(chunker, *docs)
+    first = [s3.get_object(Bucket=BUCKET, Key=k)["Body"].read() for k in ("chunks/a.txt.json", "errors/b.txt.json")]
+    run(chunker, *docs)
+    again = [s3.get_object(Bucket=BUCKET, Key=k)["Body"].read() for k in ("chunks/a.txt.json", "errors/b.txt.json")]
+    assert first == again
+
+
+@pytest.mark.parametrize("key", ["chunks/x.txt.json", "errors/x.txt.json", "incoming/folder/", "other.txt"])
+def test_only_documents_under_incoming_are_chunked(
+    s3: Any, chunker: ModuleType, upload: Upload, log_lines: Callable[[], list[str]], key: str
+) -> None:
+    assert run(chunker, upload(key, b"a")) == {"records": 1}  # the event names the object as it is
+    assert sorted(keys(s3, "")) == [key]
+    messages = [message for line in log_lines() if (message := json.loads(line).get("message"))]
+    assert messages == ["not a document: skipped"]
+
+
+def test_output_is_compact_utf8_json(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    run(chunker, upload("incoming/u.txt", "é😀".encode()))
+    raw = s3.get_object(Bucket=BUCKET, Key="chunks/u.txt.json")
+    assert raw["ContentType"] == "application/json"
+    body = raw["Body"].read()
+    assert "é😀".encode() in body
+    assert b": " not in body
+    assert b", " not in body
+
+
+def test_logs_carry_sizes_and_codes_never_document_text(
+    s3: Any, chunker: ModuleType, upload: Upload, log_lines: Callable[[], list[str]]
+) -> None:
+    secret = "SECRET-DOCUMENT-TEXT"
+    run(chunker, upload("incoming/ok.txt", secret.encode()), upload("incoming/bad.txt", secret.encode(),
+                                                                    {"tool": "text-extract-between"}))  # fmt: skip
+    lines = [json.loads(line) for line in log_lines()]
+    chunked = [line for line in lines if line.get("message") == "document chunked"]
+    assert sorted(line["outcome"] for line in chunked) == ["invalid_input", "ok"]
+    assert all(line["object_size"] == len(secret) and line["output_bytes"] > 0 for line in chunked)
+    assert secret not in json.dumps(lines)

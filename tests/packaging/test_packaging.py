@@ -1,0 +1,180 @@
+"""``sam build`` (no Docker), then each built function run as Lambda would run it.
+
+The function directory and the layer's ``python/`` (standing in for ``/opt/python``) are the only
+paths besides the standard library: nothing from the source tree or the dev environment leaks in.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripts.lambda_events import LOCAL_REGION
+from scripts.sam_build import as_lambda_extracts, sam_build
+from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
+from scripts.template import ROOT, functions
+from tests.conftest import SampleS3, outcomes
+
+RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
+"""What the Lambda Python runtime itself provides (the AWS SDK): never in the layer, given here."""
+
+RUN_BUILT = """
+import json, sys
+function_dir, layer_dir, runtime_dir, module, attribute = sys.argv[1:6]
+sys.path[:0] = [function_dir, layer_dir] + ([runtime_dir] if runtime_dir else [])
+handler = getattr(__import__(module), attribute)
+
+class Context:
+    function_name = "built"; memory_limit_in_mb = 128; function_version = "$LATEST"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:built"; aws_request_id = "r"
+    def get_remaining_time_in_millis(self): return 10000
+
+outcomes = []
+for path in json.loads(sys.stdin.read()):
+    with open(path, encoding="utf-8") as stream:
+        response = handler(json.load(stream), Context())
+    if "statusCode" in response:
+        body = json.loads(response["body"])
+        outcomes.append([path, response["statusCode"], body["error"]["code"] if "error" in body else "ok"])
+loaded = sorted({m.__file__.split("/site-packages/")[0] for m in sys.modules.values() if getattr(m, "__file__", None)
+                 and "/site-packages/" in m.__file__})
+packaged = sorted(m.__file__.rpartition("/")[2] for m in list(sys.modules.values())
+                  if (getattr(m, "__file__", None) or "").startswith(function_dir + "/"))
+print(json.dumps({"outcomes": outcomes, "site_packages": loaded, "modules": sorted(sys.modules), "packaged": packaged}))
+"""
+"""Runs a built function on sample events with only its directory, the layer and (for the
+chunker) the runtime's SDK on ``sys.path``, in the environment the template gives it; prints the
+API outcomes, any site-packages used, every module loaded and the function's own files among them."""
+
+
+def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str, str], runtime_dir: str = "") -> dict:  # type: ignore[type-arg]
+    spec = functions()[logical_id]
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", RUN_BUILT, str(build_dir / logical_id),
+         str(build_dir / "CoreLayer" / "python"), runtime_dir, spec.module, spec.attribute],
+        input=json.dumps(events), capture_output=True, text=True, check=True,
+        env={**spec.environment, "PATH": "", **env},
+    )  # fmt: skip
+    return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sam_build(tmp_path_factory.mktemp("sam") / "build")
+
+
+def test_layer_holds_the_core_one_level_down_and_no_aws_sdk(build_dir: Path) -> None:
+    layer = build_dir / "CoreLayer" / "python"
+    assert (layer / "texttools" / "__init__.py").is_file()
+    for package in ("aws_lambda_powertools", "pydantic", "pydantic_core", "orjson"):
+        assert (layer / package).is_dir(), package
+    assert not (layer / "boto3").exists()
+    assert not (layer / "botocore").exists()
+
+
+def test_the_layer_holds_both_architectures_extension_modules(build_dir: Path) -> None:
+    """SAM does not tell the layer's makefile which architecture the template chose."""
+    layer = build_dir / "CoreLayer" / "python"
+    extensions = [path.relative_to(layer).as_posix() for path in layer.rglob("*.so")]
+    per_arch = {arch: {name.removesuffix(f"-{arch}-linux-gnu.so") for name in extensions
+                       if name.endswith(f"-{arch}-linux-gnu.so")} for arch in ("x86_64", "aarch64")}  # fmt: skip
+    assert {"orjson/orjson.cpython-313", "pydantic_core/_pydantic_core.cpython-313"} <= per_arch["x86_64"]
+    assert per_arch["x86_64"] == per_arch["aarch64"]
+    assert len(extensions) == 2 * len(per_arch["x86_64"])  # none that only one architecture could load
+
+
+COMPILED_FROM_SOURCE = """
+import importlib.machinery, json, sys
+function_dir, layer_dir, runtime_dir, module = sys.argv[1:5]
+sys.path[:0] = [function_dir, layer_dir, runtime_dir]
+compiled = []
+source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+def counted(self, data, path, **options):
+    compiled.append(path)
+    return source_to_code(self, data, path, **options)
+importlib.machinery.SourceFileLoader.source_to_code = counted
+__import__(module)
+print(json.dumps([path for path in compiled if path.startswith(layer_dir)]))
+"""
+"""Imports a built function and prints the layer modules that had to be compiled from source."""
+
+
+def test_the_layer_runs_from_its_bytecode_as_lambda_extracts_it(
+    build_dir: Path, runtime_sdk: Path, tmp_path: Path
+) -> None:
+    """On Lambda the layer is read-only and every file is dated 1980 (SAM's zip): only hash-checked
+    bytecode is used there; any other module is compiled again on every cold start."""
+    layer = shutil.copytree(build_dir / "CoreLayer" / "python", tmp_path / "python", symlinks=True)
+    as_lambda_extracts(layer)
+    for logical_id, spec in functions().items():
+        result = subprocess.run(
+            [sys.executable, "-I", "-S", "-B", "-c", COMPILED_FROM_SOURCE, str(build_dir / logical_id), str(layer),
+             str(runtime_sdk), spec.module],
+            capture_output=True, text=True, check=True,
+            env={**spec.environment, "AWS_DEFAULT_REGION": LOCAL_REGION, "PATH": ""},
+        )  # fmt: skip
+        assert json.loads(result.stdout) == [], logical_id
+
+
+@pytest.mark.parametrize("logical_id", list(dict.fromkeys(s.function for s in samples())))
+def test_built_function_answers_its_sample_events(build_dir: Path, logical_id: str) -> None:
+    mine = [s for s in samples() if s.function == logical_id]
+    report = run_built(build_dir, logical_id, [str(ROOT / s.path) for s in mine], {})
+    assert report["outcomes"] == [[str(ROOT / s.path), s.status, s.code] for s in mine]
+    assert report["site_packages"] == []  # -S: nothing from any site-packages, only the build
+
+
+HEAVY_MODULES = ("boto3", "botocore.client", "asyncio", "pydantic", "aws_lambda_powertools.event_handler")
+"""What an API function must not import, on import or on a request (docs/performance.md): the AWS
+SDK's clients, asyncio, pydantic's model machinery and Powertools' resolvers, which load asyncio."""
+
+
+@pytest.mark.parametrize("logical_id", sorted(spec.logical_id for spec in functions().values() if spec.routes))
+def test_api_functions_import_no_heavy_module(build_dir: Path, logical_id: str) -> None:
+    mine = [str(ROOT / s.path) for s in samples() if s.function == logical_id]
+    modules = run_built(build_dir, logical_id, mine, {})["modules"]
+    assert [m for m in modules if any(m == heavy or m.startswith(f"{heavy}.") for heavy in HEAVY_MODULES)] == []
+
+
+@pytest.mark.parametrize("logical_id", sorted(functions()))
+def test_each_built_function_holds_only_what_its_handler_imports(
+    build_dir: Path, runtime_sdk: Path, sample_s3: SampleS3, logical_id: str
+) -> None:
+    """A function's package is its handler and the modules it imports (src/handlers/Makefile); no
+    other function's handler and no documentation code."""
+    package = build_dir / logical_id
+    files = sorted(path.relative_to(package).as_posix() for path in package.rglob("*") if path.is_file())
+    sources = [name for name in files if "/" not in name]
+    assert all(name.endswith(".py") for name in sources)
+    assert [name for name in files if "/" in name] == sorted(
+        f"__pycache__/{name.removesuffix('.py')}.cpython-313.pyc" for name in sources
+    )  # hash-checked bytecode of each, and nothing else
+    mine = [str(ROOT / s.path) for s in samples() + s3_samples() if s.function == logical_id]
+    report = run_built(build_dir, logical_id, mine, sample_s3.environment, str(runtime_sdk))
+    assert report["packaged"] == sources
+
+
+@pytest.fixture
+def runtime_sdk(tmp_path: Path) -> Path:
+    """A directory holding only the runtime's AWS SDK packages, as the Lambda runtime has them."""
+    import importlib
+
+    sdk = tmp_path / "runtime"
+    sdk.mkdir()
+    for name in RUNTIME_SDK:
+        module_file = Path(importlib.import_module(name).__file__ or "")
+        source = module_file.parent if module_file.name == "__init__.py" else module_file
+        (sdk / source.name).symlink_to(source)
+    return sdk
+
+
+def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: Path, sample_s3: SampleS3) -> None:
+    """The built S3 function, run against moto's S3 server through the real SDK endpoint setting."""
+    events = [str(ROOT / s.path) for s in s3_samples()]
+    report = run_built(build_dir, CHUNK_FUNCTION, events, sample_s3.environment, str(runtime_sdk))
+    assert report["site_packages"] == []
+    expected = {key: code for sample in s3_samples() for key, code in sample.outputs.items()}
+    assert outcomes(sample_s3.client, SAMPLE_BUCKET) == expected
