@@ -73,16 +73,18 @@ fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPL
 # src/texttools (docs/development.md, "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
 # verdict when only the tests change.
 mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
-	@rm -rf $(MUTATE_DIR)/mutants && mkdir -p $(MUTATE_DIR)/src
+	@rm -rf $(MUTATE_DIR)/mutants && mkdir -p $(MUTATE_DIR)/src $(MUTATE_DIR)/mutants/src/texttools
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
+	@ln -sfn $(abspath spec/seeds) $(MUTATE_DIR)/mutants/src/texttools/seeds  # mutmut copies no linked directory
 	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
 	@for path in pyproject.toml tests scripts spec events template.yaml openapi.json docs README.md; do \
 		ln -sfn $(abspath .)/$$path $(MUTATE_DIR)/$$path; done
 	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
 	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results
 
-serve: $(STAMP) ## The API on :3000 (PORT=... for another; docs at /docs) and the S3 flow on :5000, real handlers, no Docker
-	python -m scripts.serve $(if $(PORT),--port $(PORT))
+serve: $(STAMP) ## The API on :3000 and the S3 flow on :5000, no Docker (PORT=, AUTH_MODE=, LOG_LEVEL=, CHUNKS_FORMAT=)
+	python -m scripts.serve $(if $(PORT),--port $(PORT)) $(if $(AUTH_MODE),--auth-mode $(AUTH_MODE)) \
+		$(if $(LOG_LEVEL),--log-level $(LOG_LEVEL)) $(if $(CHUNKS_FORMAT),--chunks-format $(CHUNKS_FORMAT))
 
 invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success-example-1.json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>" >&2; exit 2; }

@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
 from benchmarks.workloads import (
     chunk_count_text,
     largest_requests,
@@ -296,15 +297,16 @@ def deployed_cold_rows() -> list[dict[str, Any]]:
 
 
 PEAK_RSS = """
-import json, resource, sys, contextlib, io
+import json, sys, contextlib, io
 import {module}
+from benchmarks.memory import peak_rss_mb
 from scripts.lambda_events import LocalContext, api_event
 body = sys.stdin.read()
 event = api_event("POST", "{url}", body, {{"Content-Type": "application/json"}})
 with contextlib.redirect_stdout(io.StringIO()):
     for _ in range(3):
         assert {module}.lambda_handler(event, LocalContext("rss"))["statusCode"] == 200
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(peak_rss_mb())
 """
 
 
@@ -454,6 +456,15 @@ def main() -> None:
         ("scaling", "Scaling (full handler, median ms)", scaling_rows,
          [("case", "<30"), ("tool", "<22"), ("ms", ">8.2f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),
+        ("streaming", "Documents of any size (jsonl), 64 MiB: streaming vs in-memory (limits lifted) vs floor, "
+         "median s", streaming_rows,
+         [("tool", "<24"), ("mib", ">6.1f"), ("floor_s", ">8.2f"), ("in_memory_s", ">12.2f"), ("stream_s", ">9.2f"),
+          ("ratio", ">6.2f"), ("to_floor", ">9.2f"), ("mib_per_s", ">10.1f")]),
+        ("streaming_scaling", "Streaming scaling (median s)", streaming_scaling_rows,
+         [("tool", "<24"), ("mib", ">4"), ("stream_s", ">9.3f"), ("ms_per_mib", ">11.1f")]),
+        ("large_document", "The chunker on a 1 GiB document (its own process: peak RSS, speed)",
+         large_document_rows, [("tool", "<24"), ("gib", ">4.1f"), ("seconds", ">8.1f"), ("mib_per_s", ">10.1f"),
+                               ("output_mib", ">11.0f"), ("peak_rss_mb", ">12.1f")]),
     ]  # fmt: skip
     for key, title, measure, columns in sections:
         results[key] = measure()

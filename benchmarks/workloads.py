@@ -41,6 +41,25 @@ def mixed_text(limit_bytes: int, seed: int = 7, markers: tuple[str, str] | None 
     return "\n\n".join(paragraphs)
 
 
+def mixed_document(size_bytes: int, seed: int = 11, markers: tuple[str, str] | None = None) -> bytes:
+    """A document of ``size_bytes`` (at most) in UTF-8 with paragraphs of a few KB: the lines of
+    ``mixed_text`` (ASCII, accents, emoji, CRLF) in paragraphs of 24 to 96 lines, a 1 MiB block
+    repeated, cut at a paragraph's end."""
+    rng = random.Random(seed)
+    lines = mixed_text(1 << 20, seed, markers).replace("\r\n", "\n").replace("\n\n", "\n").split("\n")
+    paragraphs, size, at = [], 0, 0
+    while size < 1 << 20:
+        count = rng.randint(24, 96)
+        ending = "\r\n" if rng.random() < 0.3 else "\n"
+        paragraph = ending.join(lines[at : at + count])
+        at = (at + count) % max(1, len(lines) - 40)
+        paragraphs.append(paragraph)
+        size += len(paragraph.encode()) + 2
+    block = ("\n\n".join(paragraphs) + "\n\n").encode()
+    document = block * (size_bytes // len(block) + 1)
+    return document[: document.rfind(b"\n\n", 0, size_bytes)]
+
+
 def takes_markers(tool: Tool) -> bool:
     return "start" in tool.byte_limits
 

@@ -42,7 +42,7 @@ def _serve(spec: FunctionSpec, environment: Mapping[str, str], connection: Conne
 class FunctionWorker:
     def __init__(self, spec: FunctionSpec, environment: Mapping[str, str] | None = None) -> None:
         self.spec = spec
-        self._environment = {**spec.environment, **(environment or {})}
+        self.environment = {**spec.environment, **(environment or {})}
         self._lock = threading.Lock()
         self._start()
 
@@ -51,7 +51,7 @@ class FunctionWorker:
         context = multiprocessing.get_context("spawn")
         self._connection, child = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(self.spec, self._environment, child), daemon=True, name=self.spec.logical_id
+            target=_serve, args=(self.spec, self.environment, child), daemon=True, name=self.spec.logical_id
         )
         # Ctrl-C reaches the whole process group, and the parent stops its workers itself. A worker
         # is born with SIGINT blocked, as multiprocessing starts its own resource tracker (a blocked

@@ -71,6 +71,7 @@ class LocalS3Flow:
             },
         )
         self.worker = FunctionWorker(chunker, {**(environment or {}), **CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint})
+        self.chunks_format = self.worker.environment["CHUNKS_FORMAT"]
         self._stopping = threading.Event()
         self._poller = threading.Thread(target=self._deliver, daemon=True, name="s3-events")
         self._poller.start()

@@ -1,6 +1,6 @@
 """The sample events under ``events/<FunctionLogicalId>/``: for each API function a success per
 descriptor example and one event per error class; for the document chunker an S3 put (a key with
-spaces and non-ASCII), a multi-record event and an oversize object. ``python -m scripts.sample_events``
+spaces and non-ASCII), a multi-record event and an object over every size limit. ``python -m scripts.sample_events``
 writes them; a test fails when the committed files differ from what this module makes, and
 invokes each to check its outcome.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scripts.lambda_events import api_event, s3_event
-from scripts.template import ROOT, documents_bucket, function_serving, load_template
+from scripts.template import ROOT, documents_bucket, function_serving, load_template, parameter_defaults
 from texttools.registry import tools
 from texttools.tool import Tool
 
@@ -134,8 +134,8 @@ def _s3_sample(case: str, keys: list[str], outputs: dict[str, str], oversize: st
         (key, len(body), hashlib.md5(body).hexdigest(), None)  # noqa: S324 (S3's ETag is an MD5)
         for key, body in documents.items()
     ]
-    if oversize:
-        objects.append((oversize, 8 * 1024 * 1024, "0" * 32, None))
+    if oversize:  # larger than any tool takes (json) and than MaxDocumentBytes (jsonl): refused in both
+        objects.append((oversize, int(parameter_defaults(_TEMPLATE)["MaxDocumentBytes"]) + 1, "0" * 32, None))
     return Sample(CHUNK_FUNCTION, case, s3_event(SAMPLE_BUCKET, objects), documents=documents, outputs=outputs)
 
 

@@ -22,6 +22,7 @@ def main() -> None:
     # which a Lambda does not have (0.3 s and 40 MB a worker).
     from scripts.local_gateway.api import LocalApi, make_server  # noqa: PLC0415
     from scripts.local_s3 import LocalS3Flow  # noqa: PLC0415
+    from texttools.documents import CHUNKS_FORMATS, JSONL  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
@@ -29,12 +30,14 @@ def main() -> None:
     parser.add_argument("--s3-port", type=int, default=5000)
     parser.add_argument("--log-level", default="WARNING", help="the functions' Powertools log level (default WARNING)")
     parser.add_argument("--auth-mode", choices=["API_KEY", "IAM", "NONE"], help="default: the template's AuthMode")
+    parser.add_argument("--chunks-format", choices=CHUNKS_FORMATS, help="default: the template's ChunksFormat")
     args = parser.parse_args()
 
     quiet = {"POWERTOOLS_LOG_LEVEL": args.log_level, "POWERTOOLS_METRICS_DISABLED": "true"}
     api_key = os.environ.get("TEXT_TOOLS_API_KEY", LOCAL_API_KEY)
     api = LocalApi(auth_mode=args.auth_mode, api_key=api_key, environment=quiet)
-    flow = LocalS3Flow(args.host, args.s3_port, environment=quiet)
+    chosen_format = {"CHUNKS_FORMAT": args.chunks_format} if args.chunks_format else {}
+    flow = LocalS3Flow(args.host, args.s3_port, environment=quiet | chosen_format)
     try:
         server = make_server(args.host, args.port, api)
     except OSError as error:  # the API's port is fixed (README's curl lines): say so, not a traceback
@@ -58,11 +61,11 @@ def main() -> None:
     elif api.auth_mode == "IAM":
         print("  IAM mode:  send a SigV4 Authorization header (not verified locally)")
     print(f"Docs         {base}/docs  (OpenAPI: {base}/openapi.json)")
-    print(f"S3 endpoint  {flow.endpoint}  bucket {flow.bucket}")
-    print(f"  try:       aws --endpoint-url {flow.endpoint} s3 cp doc.md s3://{flow.bucket}/incoming/doc.md")
-    print(
-        f"  then:      aws --endpoint-url {flow.endpoint} s3 cp s3://{flow.bucket}/chunks/doc.md.json -\n", flush=True
-    )
+    aws = "AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1 aws --endpoint-url"
+    extension = "jsonl" if flow.chunks_format == JSONL else "json"
+    print(f"S3 endpoint  {flow.endpoint}  bucket {flow.bucket}  (ChunksFormat {flow.chunks_format})")
+    print(f"  try:       {aws} {flow.endpoint} s3 cp doc.md s3://{flow.bucket}/incoming/doc.md")
+    print(f"  then:      {aws} {flow.endpoint} s3 cp s3://{flow.bucket}/chunks/doc.md.{extension} -\n", flush=True)
 
     try:
         server.serve_forever()

@@ -1,13 +1,13 @@
 """Lambda entry point of the document chunker: S3 ``ObjectCreated`` under ``incoming/``.
 
-Only I/O lives here: read the event, fetch the exact object version, write the output object
-that ``texttools.documents`` makes. A document's own problem becomes its error object; a problem
-of S3 itself (throttling, 5xx, a failed write) raises after the other records are done, so
-Lambda retries the event and, when retries run out, the OnFailure queue keeps it.
+The event's records, each turned into the ``Source`` it names (its key URL-decoded) and handed to
+the document flows' one path, ``s3_documents.chunk_object``. A document's own problem becomes its
+error object; a problem of S3 itself (throttling, 5xx, a failed read or write) or a bug raises
+after the other records are done, so Lambda retries the event and, when retries run out, the
+OnFailure queue keeps it.
 """
 
 import gc
-import os
 from urllib.parse import unquote_plus
 
 import boto3
@@ -19,12 +19,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
 from failure_location import failure_location
-from texttools.documents import Source, chunk_document, is_document_key, too_large_to_read
-
-GONE = frozenset({"NoSuchKey", "NoSuchVersion", "404", "PreconditionFailed", "412"})
-"""The object was deleted or replaced since the event: its own event (if any) covers it."""
-
-DEFAULT_METADATA_ENV = {"tool": "DEFAULT_TOOL", "delimiter": "DEFAULT_DELIMITER", "max-splits": "DEFAULT_MAX_SPLITS"}
+from s3_documents import Settings, chunk_object
+from texttools.documents import Source
 
 logger = Logger()
 metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE (the template's Globals)
@@ -35,20 +31,16 @@ class TransientFailure(Exception):
     """Raised so Lambda retries the event; says how many records could not be done."""
 
 
-def default_metadata() -> dict[str, str]:
-    """The deployment's defaults (template parameters), overridden per object by its metadata."""
-    return {name: os.environ[var] for name, var in DEFAULT_METADATA_ENV.items() if os.environ.get(var)}
-
-
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 @event_source(data_class=S3Event)
 def lambda_handler(event: S3Event, context: LambdaContext) -> dict[str, int]:
+    settings = Settings.from_environment()
     records = list(event.records)
     failed = 0
     for record in records:
         try:
-            outcome = chunk_record(record)
+            outcome = chunk_record(record, settings)
         except (ClientError, BotoCoreError) as error:
             failed += 1
             outcome = "transient_failure"
@@ -64,7 +56,7 @@ def lambda_handler(event: S3Event, context: LambdaContext) -> dict[str, int]:
     return {"records": len(records)}
 
 
-def chunk_record(record: S3EventRecord) -> str:
+def chunk_record(record: S3EventRecord, settings: Settings) -> str:
     """Chunk one record's document; returns the outcome code for metrics and logs."""
     obj = record.s3.get_object
     source = Source(
@@ -75,34 +67,9 @@ def chunk_record(record: S3EventRecord) -> str:
         size=obj.size,
     )
     logger.append_keys(object_size=source.size, version_id=source.version_id)
-    if not is_document_key(source.key):
-        logger.info("not a document: skipped")
-        return "skipped"
-    content: bytes | None = None
-    metadata = default_metadata()
-    if not too_large_to_read(source.size):
-        try:
-            fetched = fetch(source)
-        except ClientError as error:
-            if error.response["Error"].get("Code") in GONE:
-                logger.info("object gone before it was read: skipped")
-                return "gone"
-            raise
-        content, user_metadata = fetched
-        metadata.update(user_metadata)
-    output = chunk_document(source, content, metadata)
-    s3.put_object(Bucket=source.bucket, Key=output.key, Body=output.body, ContentType="application/json")
-    logger.info("document chunked", outcome=output.code, output_bytes=len(output.body))
-    return output.code
-
-
-def fetch(source: Source) -> tuple[bytes, dict[str, str]]:
-    """The exact object of the event: its version if versioned, else only while its ETag matches."""
-    if source.version_id:
-        response = s3.get_object(Bucket=source.bucket, Key=source.key, VersionId=source.version_id)
-    else:
-        response = s3.get_object(Bucket=source.bucket, Key=source.key, IfMatch=source.etag)
-    return response["Body"].read(), response.get("Metadata", {})  # S3 returns user metadata keys lower-cased
+    outcome = chunk_object(s3, source, settings)
+    outcome.log(logger)
+    return outcome.code
 
 
 # The end of the function's init: boto3's objects live as long as the process, so a full garbage

@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
+import boto3
 import pytest
 
+from benchmarks.workloads import mixed_document
 from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.local_gateway.api import (
     API_GATEWAY_MAX_BODY,
@@ -37,7 +39,7 @@ from scripts.local_gateway.api import (
 from scripts.local_gateway.http_body import read_body
 from scripts.local_s3 import LocalS3Flow
 from scripts.serve import LOCAL_API_KEY
-from scripts.template import ROOT, FunctionSpec, load_template, parameter_defaults
+from scripts.template import ROOT, FunctionSpec, documents_bucket, load_template, parameter_defaults
 from tests.conftest import SCRIPTS_PYTHONPATH, TEST_API_KEY, descriptor
 from texttools.registry import TOOL_IDS
 from texttools.tools.text_paragraphs_split import paragraphs_split
@@ -676,6 +678,35 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c(serve: Serve) -> None:
     assert "/docs" in text
     assert "bucket text-tools-documents-" in text
     assert stopped_on_ctrl_c(process) == "stopped\n"  # nothing else: no worker's KeyboardInterrupt
+
+
+def test_make_serve_chunks_a_20_mb_document_as_json_lines_when_asked(serve: Serve) -> None:
+    """``make serve CHUNKS_FORMAT=jsonl``: the S3 flow follows it (docs/local.md)."""
+    process = serve("--port", "0", "--s3-port", "5200", "--chunks-format", "jsonl")
+    text = banner(process)
+    assert "(ChunksFormat jsonl)" in text
+    assert "chunks/doc.md.jsonl" in text
+    endpoint = text.split("S3 endpoint", 1)[1].split()[0]
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="local",
+                      aws_secret_access_key="local")  # fmt: skip
+    document = mixed_document(20 * 1024 * 1024)
+    bucket = documents_bucket()
+    s3.put_object(Bucket=bucket, Key="incoming/big.md", Body=document)
+    deadline = time.monotonic() + 60
+    while "Contents" not in s3.list_objects_v2(Bucket=bucket, Prefix="chunks/"):
+        assert time.monotonic() < deadline, "no chunks/ object within 60 s"
+        time.sleep(0.2)
+    written = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="chunks/")["Contents"]]
+    assert written == ["chunks/big.md.jsonl"]
+    _, *paragraphs, last, end = s3.get_object(Bucket=bucket, Key=written[0])["Body"].read().split(b"\n")
+    expected = paragraphs_split(document.decode(), max_paragraphs=None)
+    assert (len(paragraphs), json.loads(last), end) == (
+        expected["paragraph_count"],
+        {"paragraph_count": expected["paragraph_count"], "line_count_total": expected["line_count_total"]},
+        b"",
+    )
+    assert json.loads(paragraphs[-1]) == expected["paragraphs"][-1]
+    assert stopped_on_ctrl_c(process) == "stopped\n"
 
 
 def test_make_serve_says_so_when_its_moto_is_reset(serve: Serve) -> None:

@@ -1,70 +1,21 @@
 """The document chunker against moto's S3: every rule of API.md's "S3 document chunking"."""
 
-import importlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 
-from scripts.lambda_events import LOCAL_REGION, LocalContext, s3_event
-from scripts.template import documents_bucket, functions
+import s3_documents
+import texttools.documents
+from scripts.lambda_events import LocalContext, s3_event
+from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.documents import LARGEST_TEXT_BYTES
 from texttools.tools.text_delimiter_chunk import delimiter_chunk
 from texttools.tools.text_extract_between import extract_between
 from texttools.tools.text_paragraphs_split import paragraphs_split
-
-BUCKET = documents_bucket()
-Upload = Callable[..., dict[str, Any]]
-
-
-@pytest.fixture
-def s3() -> Iterator[Any]:
-    with mock_aws():
-        client = boto3.client("s3", region_name=LOCAL_REGION)
-        client.create_bucket(Bucket=BUCKET)
-        client.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
-        yield client
-
-
-@pytest.fixture
-def chunker(s3: Any, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """The handler module, imported inside the mock so its module-level client is moto's, with the
-    template's default tool (API.md's) and no default parameters."""
-    monkeypatch.setenv("DEFAULT_TOOL", functions()["ChunkDocumentFunction"].environment["DEFAULT_TOOL"])
-    for name in ("DEFAULT_DELIMITER", "DEFAULT_MAX_SPLITS"):
-        monkeypatch.delenv(name, raising=False)
-    import chunk_document_function
-
-    return importlib.reload(chunk_document_function)
-
-
-@pytest.fixture
-def upload(s3: Any) -> Upload:
-    """Put a document; returns the event record fields S3 would send for it."""
-
-    def put(key: str, body: bytes, metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        response = s3.put_object(Bucket=BUCKET, Key=key, Body=body, Metadata=metadata or {})
-        return {"key": key, "size": len(body), "etag": response["ETag"].strip('"'), "version": response["VersionId"]}
-
-    return put
-
-
-def run(chunker: ModuleType, *uploads: dict[str, Any]) -> dict[str, Any]:
-    event = s3_event(BUCKET, [(u["key"], u["size"], u["etag"], u["version"]) for u in uploads])
-    return chunker.lambda_handler(event, LocalContext("ChunkDocumentFunction"))  # type: ignore[no-any-return]
-
-
-def read(s3: Any, key: str) -> dict[str, Any]:
-    return json.loads(s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())  # type: ignore[no-any-return]
-
-
-def keys(s3: Any, prefix: str) -> list[str]:
-    return [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=prefix).get("Contents", [])]
 
 
 def test_default_tool_and_the_success_object(s3: Any, chunker: ModuleType, upload: Upload) -> None:
@@ -236,14 +187,14 @@ def test_a_bug_on_one_record_is_retried_after_the_others_and_leaks_nothing(
 ) -> None:
     secret = "SECRET-DOCUMENT-TEXT"
     docs = [upload("incoming/1.txt", secret.encode()), upload("incoming/2.txt", b"two")]
-    real_chunk_document = chunker.chunk_document
+    real_chunk_document = texttools.documents.chunk_document
 
-    def buggy(source: Any, content: bytes | None, metadata: Any) -> Any:
+    def buggy(source: Any, content: bytes, metadata: Any) -> Any:
         if source.key == "incoming/1.txt":
             raise RuntimeError(secret)
         return real_chunk_document(source, content, metadata)
 
-    monkeypatch.setattr(chunker, "chunk_document", buggy)
+    monkeypatch.setattr(s3_documents, "chunk_document", buggy)
     with pytest.raises(chunker.TransientFailure):
         run(chunker, *docs)
     assert keys(s3, "chunks/") == ["chunks/2.txt.json"]

@@ -63,6 +63,7 @@ def test_chunker_may_read_incoming_write_results_and_report_failures(default_sta
         ("s3:GetObjectVersion", json.dumps(f"{BUCKET_ARN}/incoming/*")),
         ("s3:ListBucket", json.dumps(BUCKET_ARN)),
         ("s3:PutObject", json.dumps([f"{BUCKET_ARN}/chunks/*", f"{BUCKET_ARN}/errors/*"])),
+        ("s3:AbortMultipartUpload", json.dumps(f"{BUCKET_ARN}/chunks/*")),
         ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["ChunkFailureQueue", "Arn"]}, sort_keys=True)),
     ])  # fmt: skip
 

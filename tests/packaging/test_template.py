@@ -201,15 +201,38 @@ def test_each_function_keeps_the_memory_a_request_freed_for_the_next(logical_id:
 
 
 def test_every_function_gets_the_memory_parameter() -> None:
-    """README "Memory": 256 MB by default for CPU, 128 MB allowed (peak RSS is far below it)."""
+    """docs/performance.md "Memory": 256 MB by default for CPU, 128 MB allowed (peak RSS is far below
+    it); the document chunker has its own (docs/documents.md, "Sizing")."""
     parameter = TEMPLATE["Parameters"]["FunctionMemorySize"]
     assert (parameter["Default"], parameter["MinValue"]) == (256, 128)
+    chunker = TEMPLATE["Parameters"]["ChunkerMemorySize"]
+    assert (chunker["Default"], chunker["MinValue"]) == (1024, 128)
     stack = deployed()["Resources"]  # CloudFormation resolves the Ref on deploy
     sizes = {k: r["Properties"]["MemorySize"] for k, r in stack.items() if r["Type"] == "AWS::Lambda::Function"}
-    assert sizes == {logical_id: {"Ref": "FunctionMemorySize"} for logical_id in functions(TEMPLATE)}
+    assert sizes.pop("ChunkDocumentFunction") == "1024"  # AWS::LanguageExtensions resolves its own Ref
+    assert RESOURCES["ChunkDocumentFunction"]["Properties"]["MemorySize"] == {"Ref": "ChunkerMemorySize"}
+    assert sizes == {logical_id: {"Ref": "FunctionMemorySize"} for logical_id in API_FUNCTIONS}
 
 
 # --- the S3 document flow ---------------------------------------------------------------------------
+
+
+def test_chunks_format_and_max_document_bytes_are_parameters_sized_for_the_timeout() -> None:
+    """API.md "Documents of any size": json by default, jsonl the other; MaxDocumentBytes set so that
+    a document of that size finishes well within the chunker's timeout (docs/documents.md, "Sizing")."""
+    parameters = TEMPLATE["Parameters"]
+    chunks_format = parameters["ChunksFormat"]
+    assert (chunks_format["Default"], chunks_format["AllowedValues"]) == ("json", ["json", "jsonl"])
+    assert parameters["MaxDocumentBytes"]["Default"] == 4 << 30
+    assert CHUNKER["Timeout"] == 900  # Lambda's longest
+
+
+def test_incomplete_multipart_uploads_are_aborted_after_a_day() -> None:
+    """A chunker stopped mid-document cannot abort its upload: the bucket's lifecycle does."""
+    (rule,) = BUCKET["LifecycleConfiguration"]["Rules"]
+    assert rule == {"Id": "AbortIncompleteMultipartUploads", "Status": "Enabled",
+                    "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}  # fmt: skip
+
 
 CHUNKER = RESOURCES["ChunkDocumentFunction"]["Properties"]
 BUCKET = RESOURCES["DocumentsBucket"]["Properties"]
@@ -269,7 +292,8 @@ def test_failed_events_are_retried_then_kept_on_an_encrypted_queue() -> None:
 def test_chunker_defaults_are_template_parameters() -> None:
     variables = CHUNKER["Environment"]["Variables"]
     assert variables == {"DEFAULT_TOOL": {"Ref": "DefaultTool"}, "DEFAULT_DELIMITER": {"Ref": "DefaultDelimiter"},
-                         "DEFAULT_MAX_SPLITS": {"Ref": "DefaultMaxSplits"}}  # fmt: skip
+                         "DEFAULT_MAX_SPLITS": {"Ref": "DefaultMaxSplits"}, "CHUNKS_FORMAT": {"Ref": "ChunksFormat"},
+                         "MAX_DOCUMENT_BYTES": {"Ref": "MaxDocumentBytes"}}  # fmt: skip
     assert TEMPLATE["Parameters"]["DefaultTool"]["Default"] == "text-paragraphs-split"
     assert set(TEMPLATE["Parameters"]["DefaultTool"]["AllowedValues"]) == set(TOOLS)
     assert json.loads(TEMPLATE["Parameters"]["DefaultDelimiter"]["Default"]) == "\n\n"

@@ -28,7 +28,8 @@ def test_vendored_spec_is_the_shared_one(name: str) -> None:
 def test_every_descriptor_has_a_tool() -> None:
     """Each tool is registered by its descriptor and its module (texttools.registry)."""
     assert sorted(p.stem for p in SEEDS.glob("*.json")) == sorted(TOOLS)
-    assert Path(SHIPPED_SEEDS).resolve() == SEEDS.resolve()  # the core reads the spec's own files
+    for path in SEEDS.glob("*.json"):  # the core reads the spec's own files
+        assert (Path(SHIPPED_SEEDS) / path.name).read_bytes() == path.read_bytes()
 
 
 @pytest.mark.parametrize("tool_id", TOOL_IDS)

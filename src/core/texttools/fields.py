@@ -42,6 +42,11 @@ class InputField:
         self.name, self.kind, self.default = name, kind, default
         self.min_length, self.minimum, self.maximum, self.max_bytes = min_length, minimum, maximum, max_bytes
 
+    def with_maximum(self, maximum: int) -> "InputField":
+        """The same field with another upper bound (the document flows lift a count's limit)."""
+        return InputField(self.name, self.kind, default=self.default, min_length=self.min_length,
+                          minimum=self.minimum, maximum=maximum, max_bytes=self.max_bytes)  # fmt: skip
+
     def problem(self, value: object) -> str | None:
         """What is wrong with a value given for this field, if anything (the byte limit aside)."""
         if self.kind is str:

@@ -1,7 +1,7 @@
 """What a tool is to the rest of the code, and the one pipeline every caller runs: measure, parse,
 validate, run, encode. Each tool's module (``texttools.tools.<id>``) makes one ``Tool``."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -9,6 +9,7 @@ from .codec import decode_json, encode_json
 from .descriptor import Descriptor
 from .errors import InputTooLarge, OutputTooLarge, ToolError
 from .fields import InputField, validate
+from .streaming import Stream
 
 Params = dict[str, Any]
 JSON_ESCAPE_GROWTH: Final = 6
@@ -29,13 +30,29 @@ class Tool:
     """What the tool itself can fail with, beyond invalid or too large input (for the API docs)."""
     error_examples: Callable[[], Mapping[type[ToolError], Params]]
     """An input that fails with each of ``errors`` (sample events, docs), made only when asked."""
+    stream: Callable[[Iterable[str], Params], Stream] | None = None
+    """The algorithm on a text given in pieces (``Params`` without ``text``), with the limits on the
+    text's size and on the number of chunks lifted, as the document flows run it (API.md,
+    "Documents of any size"); ``None``: the tool parses a document whole, within its limits."""
+    run_lifted: Callable[[Params], Mapping[str, Any]] | None = None
+    """``run`` with the same limits lifted, on a text held whole: ``stream``'s in-memory twin."""
+    document_maxima: Mapping[str, int] = field(default_factory=dict)
+    """The bounds of the integer parameters that the document flows lift, by field name."""
     max_body_bytes: int = field(init=False)
     """The largest body a valid request can need: anything larger is refused before parsing, as even
     with every byte escaped as ``\\u00XX`` no valid request reaches it."""
+    document_fields: tuple[InputField, ...] = field(init=False)
+    """The parameters (every field but ``text``) as the document flows validate them."""
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # a frozen dataclass's derived fields are set this way
         largest = JSON_ESCAPE_GROWTH * sum(self.byte_limits.values()) + BODY_SLACK_BYTES
-        object.__setattr__(self, "max_body_bytes", largest)  # frozen
+        object.__setattr__(self, "max_body_bytes", largest)
+        parameters = (
+            each.with_maximum(self.document_maxima[each.name]) if each.name in self.document_maxima else each
+            for each in self.fields
+            if each.name != "text"
+        )
+        object.__setattr__(self, "document_fields", tuple(parameters))
 
     @property
     def id(self) -> str:
@@ -70,6 +87,10 @@ class Tool:
     def parse(self, data: object) -> Params:
         """Validate decoded JSON (or the S3 flow's parameters) into the tool's input."""
         return validate(self.fields, data)
+
+    def parse_parameters(self, data: Mapping[str, object]) -> Params:
+        """Validate a document's parameters (no ``text``) as the document flows take them."""
+        return validate(self.document_fields, dict(data))
 
     def encode(self, result: Mapping[str, Any]) -> bytes:
         """The response bytes; ``max_output_bytes`` is measured on exactly these."""

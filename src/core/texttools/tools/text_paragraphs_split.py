@@ -1,6 +1,7 @@
 """text-paragraphs-split: runs of non-blank CommonMark lines, with spans and line numbers."""
 
 import re
+from collections.abc import Iterable
 from itertools import repeat
 from typing import TypedDict
 
@@ -9,6 +10,7 @@ from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
 from ..lines import ORIGIN, Position, line_count, line_view
 from ..spans import cut, ends_before_final_cr, lf_counts, plus, running_sum, shifted
+from ..streaming import Batches, Stream, Windows
 from ..tool import Params, Tool
 
 DESCRIPTOR = load_descriptor("text-paragraphs-split")
@@ -39,11 +41,33 @@ class ParagraphsSplitOutput(TypedDict):
     paragraphs: list[Paragraph]
 
 
-def paragraphs_split(text: str) -> ParagraphsSplitOutput:
-    """Split ``text`` into paragraphs separated by blank lines."""
+def paragraphs_split(text: str, max_paragraphs: int | None = MAX_PARAGRAPHS) -> ParagraphsSplitOutput:
+    """Split ``text`` into paragraphs separated by blank lines (at most ``max_paragraphs``; ``None``:
+    no limit, as in the document flows)."""
     view = line_view(text)
-    paragraphs = paragraph_objects(text, view, ORIGIN, MAX_PARAGRAPHS)
+    paragraphs = paragraph_objects(text, view, ORIGIN, max_paragraphs)
     return {"paragraph_count": len(paragraphs), "line_count_total": line_count(view), "paragraphs": paragraphs}
+
+
+def stream_paragraphs_split(pieces: Iterable[str]) -> Stream:
+    """``paragraphs_split`` of the joined ``pieces`` with no paragraph limit, a window at a time."""
+    return Stream(_paragraph_batches(pieces))
+
+
+def _paragraph_batches(pieces: Iterable[str]) -> Batches:
+    windows = Windows(pieces)
+    count = lines = 0
+    for window in windows:
+        view = line_view(window.text)
+        paragraphs = paragraph_objects(window.text, view, window.at, None)
+        if window.final:
+            lines = window.at.line - 1 + line_count(view)
+        else:  # the last paragraph, or the last line if there is none, may go on in the next window
+            unfinished = paragraphs.pop()["start"] - window.at.offset if paragraphs else view.rfind("\n") + 1
+            windows.advance(unfinished, len(paragraphs))
+        count += len(paragraphs)
+        yield paragraphs
+    return {"paragraph_count": count, "line_count_total": lines}
 
 
 def paragraph_objects(text: str, view: str, at: Position, limit: int | None) -> list[Paragraph]:
@@ -99,10 +123,20 @@ def _run(params: Params) -> ParagraphsSplitOutput:
     return paragraphs_split(params["text"])
 
 
+def _stream(pieces: Iterable[str], _: Params) -> Stream:
+    return stream_paragraphs_split(pieces)
+
+
+def _run_lifted(params: Params) -> ParagraphsSplitOutput:
+    return paragraphs_split(params["text"], None)
+
+
 TOOL = Tool(
     descriptor=DESCRIPTOR,
     fields=input_fields(DESCRIPTOR, {"text": "max_input_bytes"}),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),
     error_examples=lambda: {TooManyChunks: {"text": "p\n\n" * (MAX_PARAGRAPHS + 1)}},
+    stream=_stream,
+    run_lifted=_run_lifted,
 )

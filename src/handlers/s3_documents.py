@@ -1,0 +1,161 @@
+"""One document's way from its S3 object to its output object, the only I/O of the document flows:
+the S3 event flow and the backfill both hand each object to ``chunk_object``. Every layout rule is
+``texttools.documents``'; this module reads and writes.
+
+A document's own problem becomes its error object. A problem of S3 itself (throttling, a 5xx, a
+failed read or write) raises, so that the caller's invocation fails and is retried; an object
+deleted or replaced since it was listed or announced is skipped. A ``.jsonl`` output is written as
+the document is read, with a multipart upload that is completed only after its last line and
+aborted on any failure, so a reader never sees part of one (the bucket's lifecycle aborts the
+uploads of a function that was stopped).
+"""
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from texttools.documents import (
+    JSON,
+    JSONL,
+    Output,
+    Source,
+    chunk_document,
+    document_lines,
+    error_output,
+    is_document_key,
+    output_key,
+    refused_unread,
+)
+from texttools.errors import OutputTooLarge, ToolError
+
+GONE = frozenset({"NoSuchKey", "NoSuchVersion", "404", "PreconditionFailed", "412"})
+"""The object was deleted or replaced since the event or the listing: it is not this document."""
+READ_PIECE_BYTES = 1 << 18
+"""How much of a document is read at a time in ``jsonl``, as much as a window of text adds."""
+PART_BYTES = 5 << 20
+"""A multipart upload's part: S3's least (but for the last part), the least memory to hold one."""
+MAX_PARTS = 10_000
+"""S3's most parts in one upload: a ``jsonl`` output over 10 000 parts (48.8 GiB) is
+``output_too_large``."""
+DEFAULT_METADATA_ENV = {"tool": "DEFAULT_TOOL", "delimiter": "DEFAULT_DELIMITER", "max-splits": "DEFAULT_MAX_SPLITS"}
+JSON_TYPE, JSONL_TYPE = "application/json", "application/x-ndjson"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The deployment's choices (template parameters, through the function's environment)."""
+
+    chunks_format: str = JSON
+    max_document_bytes: int = 0
+    defaults: Mapping[str, str] = field(default_factory=dict)
+    """Metadata that a document's own user metadata overrides: the default tool and parameters."""
+
+    @classmethod
+    def from_environment(cls) -> "Settings":
+        defaults = {name: os.environ[var] for name, var in DEFAULT_METADATA_ENV.items() if os.environ.get(var)}
+        chunks_format = os.environ.get("CHUNKS_FORMAT") or JSON
+        return cls(chunks_format, int(os.environ.get("MAX_DOCUMENT_BYTES") or 0), defaults)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one object: ``ok``, the document's error code, ``skipped`` (not a document)
+    or ``gone`` (deleted or replaced before it was read), and the bytes written for it."""
+
+    code: str
+    output_bytes: int = 0
+
+    def log(self, logger: Any) -> None:
+        """The one log line of a document (sizes and codes, never its text)."""
+        if self.code == "skipped":
+            logger.info("not a document: skipped")
+        elif self.code == "gone":
+            logger.info("object gone before it was read: skipped")
+        else:
+            logger.info("document chunked", outcome=self.code, output_bytes=self.output_bytes)
+
+
+def chunk_object(s3: Any, source: Source, settings: Settings) -> Outcome:
+    """Write the output object of one object (a document under ``incoming/``, else skipped). S3's
+    own failures raise (``ClientError``, ``BotoCoreError``)."""
+    if not is_document_key(source.key):
+        return Outcome("skipped")
+    refused = refused_unread(source, settings.chunks_format, settings.max_document_bytes)
+    if refused is not None:
+        return put(s3, source.bucket, refused)
+    try:
+        response = fetch(s3, source)
+    except ClientError as error:
+        if error.response["Error"].get("Code") in GONE:
+            return Outcome("gone")
+        raise
+    metadata = {**settings.defaults, **response.get("Metadata", {})}  # S3 hands user metadata keys lower-cased
+    if settings.chunks_format == JSON:
+        return put(s3, source.bucket, chunk_document(source, response["Body"].read(), metadata))
+    lines = document_lines(source, response["Body"].iter_chunks(READ_PIECE_BYTES), metadata)
+    try:
+        written = upload(s3, source.bucket, output_key(source.key, failed=False, chunks_format=JSONL), lines)
+    except ToolError as error:
+        return put(s3, source.bucket, error_output(source, error))
+    return Outcome("ok", written)
+
+
+def fetch(s3: Any, source: Source) -> Any:
+    """The exact object: its version if versioned, else only while its ETag still matches."""
+    if source.version_id:
+        return s3.get_object(Bucket=source.bucket, Key=source.key, VersionId=source.version_id)
+    return s3.get_object(Bucket=source.bucket, Key=source.key, IfMatch=source.etag)
+
+
+def put(s3: Any, bucket: str, output: Output) -> Outcome:
+    s3.put_object(Bucket=bucket, Key=output.key, Body=output.body, ContentType=JSON_TYPE)
+    return Outcome(output.code, len(output.body))
+
+
+def upload(s3: Any, bucket: str, key: str, lines: Iterable[bytes]) -> int:
+    """Write ``lines`` as one object that appears whole or not at all, and return its size: a
+    single PutObject when it is smaller than a part, else a multipart upload of ``PART_BYTES``
+    parts that is completed after the last line and aborted when anything fails (``lines`` or S3),
+    which then raises on."""
+    parts = iter_parts(lines)
+    first = next(parts)
+    following = next(parts, None)
+    if following is None:
+        s3.put_object(Bucket=bucket, Key=key, Body=first, ContentType=JSONL_TYPE)
+        return len(first)
+    upload_id = s3.create_multipart_upload(Bucket=bucket, Key=key, ContentType=JSONL_TYPE)["UploadId"]
+    try:
+        done, written = [], 0
+        for number, part in enumerate(chain((first, following), parts), start=1):
+            if number > MAX_PARTS:
+                raise OutputTooLarge(f"The chunks would be more than {MAX_PARTS} parts of {PART_BYTES} bytes.")
+            etag = s3.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=part)["ETag"]
+            done.append({"PartNumber": number, "ETag": etag})
+            written += len(part)
+        s3.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": done})
+        return written
+    except BaseException:
+        with contextlib.suppress(ClientError, BotoCoreError):  # the lifecycle rule aborts it otherwise
+            s3.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+        raise
+
+
+def iter_parts(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """``lines`` regrouped into parts of at least ``PART_BYTES`` (a part ends with the line that
+    reaches the size), the last one shorter but not empty unless it is the only one. Joined once
+    each: at most a part and its lines are held."""
+    pending: list[bytes] = []
+    size = parts = 0
+    for line in lines:
+        pending.append(line)
+        size += len(line)
+        if size >= PART_BYTES:
+            yield b"".join(pending)
+            pending, size, parts = [], 0, parts + 1
+    if pending or not parts:
+        yield b"".join(pending)

@@ -1,0 +1,273 @@
+"""The document chunker in ``ChunksFormat=jsonl`` against moto's S3: API.md's "Documents of any
+size: JSON Lines", sentence by sentence."""
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from types import ModuleType
+from typing import Any
+
+import orjson
+import pytest
+from botocore.exceptions import ClientError, ReadTimeoutError
+
+import s3_documents
+import texttools.documents
+from benchmarks.workloads import MARKERS, mixed_text
+from tests.integration.conftest import BUCKET, Upload, keys, read, run
+from texttools.fields import MAX_SAFE_INTEGER
+from texttools.registry import TOOL_IDS, tool
+
+MIB = 1 << 20
+BY_LINE = {"tool": "text-delimiter-chunk", "delimiter": '"\\n"'}
+LINE = "a line of sixty characters, more or less, for a chunk each.\n"
+"""Chunks of 60 characters: many megabytes of output from a few of input, without millions of chunks."""
+
+
+@pytest.fixture
+def jsonl(chunker: ModuleType, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.setenv("CHUNKS_FORMAT", "jsonl")
+    monkeypatch.setenv("MAX_DOCUMENT_BYTES", str(64 * MIB))
+    return chunker
+
+
+def lines_of(s3: Any, key: str) -> list[Any]:
+    raw = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+    assert raw.endswith(b"\n")
+    return [json.loads(line) for line in raw.split(b"\n")[:-1]]
+
+
+def metadata_for(tool_id: str) -> dict[str, str]:
+    """The tool, with markers and a match count beyond the API's 1 000 for the tool that takes them."""
+    parameters = {"tool": tool_id}
+    if "start" in tool(tool_id).byte_limits:
+        parameters |= {"start": json.dumps(MARKERS[0]), "end": json.dumps(MARKERS[1]), "max-matches": "1000000"}
+    if "delimiter" in tool(tool_id).byte_limits:
+        parameters |= {"delimiter": json.dumps("\n\n")}
+    return parameters
+
+
+def expected_lines(tool_id: str, text: str, metadata: dict[str, str]) -> tuple[list[Any], dict[str, Any]]:
+    """What the tool returns for the whole text with its limits lifted: its chunk lines and its last line."""
+    chosen = tool(tool_id)
+    parameters = {field: json.loads(metadata[key]) for key, field in chosen.metadata_keys.items() if key in metadata}
+    assert chosen.run_lifted is not None
+    output = dict(chosen.run_lifted(chosen.parse_parameters(parameters) | {"text": text}))
+    if "matches" in output:
+        matches = output.pop("matches")
+        return [{"index": i, "text": m} for i, m in enumerate(matches)], {"match_count": len(matches), **output}
+    items = next(key for key, value in output.items() if isinstance(value, list))
+    return output.pop(items), output
+
+
+@pytest.mark.parametrize("tool_id", TOOL_IDS)
+def test_a_multi_megabyte_document_in_each_tool(s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str) -> None:
+    """Far over every limit of the API (256 KiB, 10 000 chunks), chunked exactly as the whole text."""
+    text = mixed_text(3 * MIB, markers=MARKERS if "start" in tool(tool_id).byte_limits else None)
+    metadata = metadata_for(tool_id)
+    doc = upload("incoming/big.txt", text.encode(), metadata)
+    run(jsonl, doc)
+    assert keys(s3, "errors/") == []
+    assert keys(s3, "chunks/") == ["chunks/big.txt.jsonl"]
+    first, *chunks, last = lines_of(s3, "chunks/big.txt.jsonl")
+    parameters = {field: json.loads(metadata[key]) for key, field in tool(tool_id).metadata_keys.items()
+                  if key in metadata}  # fmt: skip
+    assert first == {
+        "source": {"bucket": BUCKET, "key": "incoming/big.txt", "version_id": doc["version"], "etag": doc["etag"],
+                   "size": doc["size"]},
+        "tool": {"id": tool_id, "version": "1.0.0"},
+        "parameters": parameters,
+    }  # fmt: skip
+    expected_chunks, expected_last = expected_lines(tool_id, text, metadata)
+    assert len(chunks) > 10_000 or "start" in tool(tool_id).byte_limits
+    assert chunks == expected_chunks
+    assert last == expected_last
+
+
+def test_lines_are_compact_utf8_json_with_non_ascii_as_itself(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    run(jsonl, upload("incoming/u.txt", "é😀\n\nb".encode()))
+    raw = s3.get_object(Bucket=BUCKET, Key="chunks/u.txt.jsonl")["Body"].read()
+    for line in raw.split(b"\n")[:-1]:
+        assert line == orjson.dumps(json.loads(line))  # compact, keys in order, no \\u escapes
+    assert "é😀".encode() in raw
+
+
+def test_a_bom_is_dropped_and_offsets_count_code_points_of_the_whole_text(
+    s3: Any, jsonl: ModuleType, upload: Upload
+) -> None:
+    run(jsonl, upload("incoming/b.txt", "\ufeff😀\r\n\r\nx".encode()))
+    _, *paragraphs, last = lines_of(s3, "chunks/b.txt.jsonl")
+    assert [(p["start"], p["end"], p["start_line"], p["text"]) for p in paragraphs] == [(0, 1, 1, "😀"), (5, 6, 3, "x")]
+    assert last == {"paragraph_count": 2, "line_count_total": 3}
+
+
+def test_a_large_output_is_one_multipart_upload_of_the_same_bytes_on_a_retry(
+    s3: Any, jsonl: ModuleType, upload: Upload
+) -> None:
+    """Over two parts of output; a retried event (the same object version) writes the same bytes."""
+    text = LINE * (8 * MIB // len(LINE))
+    doc = upload("incoming/many.txt", text.encode(), BY_LINE)
+    run(jsonl, doc)
+    first = s3.get_object(Bucket=BUCKET, Key="chunks/many.txt.jsonl")
+    assert first["ContentLength"] > 2 * s3_documents.PART_BYTES
+    assert int(first["ETag"].strip('"').rpartition("-")[2]) >= 2  # a multipart upload's ETag counts its parts
+    body = first["Body"].read()
+    run(jsonl, doc)
+    assert s3.get_object(Bucket=BUCKET, Key="chunks/many.txt.jsonl")["Body"].read() == body
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+    lines = text.count("\n")
+    assert json.loads(body.rsplit(b"\n", 2)[-2]) == {"chunk_count": lines + 1, "delimiter_count": lines}
+
+
+def test_an_invalid_byte_deep_inside_leaves_an_error_object_and_no_upload(
+    s3: Any, jsonl: ModuleType, upload: Upload
+) -> None:
+    body = (LINE * (20 * MIB // len(LINE))).encode() + b"\xff" + b"b\n\n" * 1000
+    parts: list[str] = []
+    jsonl.s3.meta.events.register("before-call.s3.UploadPart", lambda **_: parts.append("UploadPart"))
+    run(jsonl, upload("incoming/bad.txt", body, BY_LINE))
+    assert len(parts) > 2  # parts were written before the invalid byte was read
+    assert keys(s3, "chunks/") == []
+    assert read(s3, "errors/bad.txt.json")["error"] == {"code": "invalid_input",
+                                                         "message": "The document is not valid UTF-8."}  # fmt: skip
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+
+
+def test_a_truncated_sequence_at_the_end_is_invalid_input(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    run(jsonl, upload("incoming/cut.txt", "ok 😀".encode()[:-1]))
+    assert read(s3, "errors/cut.txt.json")["error"]["code"] == "invalid_input"
+
+
+def test_an_unclosed_start_marker_at_the_very_end(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    text = "[a]" * (MIB // 3) + LINE * (4 * MIB // len(LINE)) + "["
+    metadata = {"tool": "text-extract-between", "start": '"["', "end": '"]"', "max-matches": "9007199254740991"}
+    run(jsonl, upload("incoming/open.txt", text.encode(), metadata))
+    assert keys(s3, "chunks/") == []
+    assert read(s3, "errors/open.txt.json")["error"] == {
+        "code": "unclosed_start_marker",
+        "message": f"The start marker at code point {len(text) - 1} has no end marker after it.",
+    }
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted"),
+    [("1", True), (str(MAX_SAFE_INTEGER), True), ("0", False), (str(MAX_SAFE_INTEGER + 1), False), ('"3"', False),
+     ("3.0", False)],
+)  # fmt: skip
+def test_max_matches_may_be_any_integer_from_1_to_2_53_minus_1(
+    s3: Any, jsonl: ModuleType, upload: Upload, value: str, accepted: bool
+) -> None:
+    metadata = {"tool": "text-extract-between", "start": '"["', "end": '"]"', "max-matches": value}
+    run(jsonl, upload("incoming/m.txt", b"[a][b]", metadata))
+    assert keys(s3, "chunks/" if accepted else "errors/") == ["chunks/m.txt.jsonl" if accepted else "errors/m.txt.json"]
+
+
+def test_max_matches_defaults_to_100(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    run(jsonl, upload("incoming/h.txt", b"[a]" * 101, {"tool": "text-extract-between", "start": '"["', "end": '"]"'}))
+    _, *matches, last = lines_of(s3, "chunks/h.txt.jsonl")
+    assert (len(matches), last) == (100, {"match_count": 100, "truncated": True})
+
+
+@pytest.mark.parametrize("metadata", [{"tool": "text-unknown"}, {"tool": "text-delimiter-chunk", "delimiter": ","}])
+def test_bad_metadata_is_the_documents_error(
+    s3: Any, jsonl: ModuleType, upload: Upload, metadata: dict[str, str]
+) -> None:
+    run(jsonl, upload("incoming/meta.txt", b"a,b", metadata))
+    assert keys(s3, "chunks/") == []
+    assert read(s3, "errors/meta.txt.json")["error"]["code"] == "invalid_input"
+
+
+def test_the_marker_and_delimiter_limits_still_hold(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    metadata = {"tool": "text-delimiter-chunk", "delimiter": json.dumps("x" * 257)}
+    run(jsonl, upload("incoming/d.txt", b"a", metadata))
+    assert read(s3, "errors/d.txt.json")["error"]["code"] == "input_too_large"
+
+
+def test_a_document_over_max_document_bytes_is_refused_from_the_event_without_a_download(
+    s3: Any, jsonl: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MAX_DOCUMENT_BYTES", "10")
+    calls: list[str] = []
+    jsonl.s3.meta.events.register("before-call.s3.GetObject", lambda **_: calls.append("GetObject"))
+    run(jsonl, upload("incoming/at.txt", b"0123456789"), upload("incoming/over.txt", b"\xef\xbb\xbf0123456789"))
+    assert calls == ["GetObject"]  # the one at the limit only
+    assert keys(s3, "chunks/") == ["chunks/at.txt.jsonl"]
+    refused = {"code": "input_too_large", "message": "The document is larger than 10 bytes."}
+    assert read(s3, "errors/over.txt.json")["error"] == refused
+
+
+def test_a_tool_without_a_streaming_form_keeps_its_limits(
+    s3: Any, jsonl: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """API.md: a tool that parses a document whole keeps its descriptor's limits; refused by size
+    before the body is read."""
+    chosen = tool("text-paragraphs-split")
+    whole = replace(chosen, stream=None)  # the same tool as if it had no streaming form
+    monkeypatch.setattr(texttools.documents, "tool", lambda _: whole)
+    small = upload("incoming/small.txt", b"a\n\nb")
+    large = upload("incoming/large.txt", b"a" * (chosen.byte_limits["text"] + 4))
+    run(jsonl, small, large)
+    assert lines_of(s3, "chunks/small.txt.jsonl")[1:] == [
+        {"index": 0, "start": 0, "end": 1, "start_line": 1, "end_line": 1, "line_count": 1, "text": "a"},
+        {"index": 1, "start": 3, "end": 4, "start_line": 3, "end_line": 3, "line_count": 1, "text": "b"},
+        {"paragraph_count": 2, "line_count_total": 3},
+    ]
+    assert read(s3, "errors/large.txt.json")["error"]["code"] == "input_too_large"
+
+
+def test_in_jsonl_no_json_object_is_written(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    run(jsonl, upload("incoming/n.txt", b"a"))
+    assert keys(s3, "chunks/") == ["chunks/n.txt.jsonl"]
+
+
+# --- faults of S3: not the document's problem ----------------------------------------------------
+
+
+class BrokenBody:
+    """A GetObject body whose connection drops after its first piece."""
+
+    def __init__(self, body: Any) -> None:
+        self._body = body
+
+    def iter_chunks(self, size: int) -> Iterator[bytes]:
+        yield self._body.read(size)
+        raise ReadTimeoutError(endpoint_url="s3")
+
+
+def test_a_read_that_fails_midway_aborts_and_is_retried_with_no_error_object(
+    s3: Any, jsonl: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = upload("incoming/r.txt", (LINE * (20 * MIB // len(LINE))).encode(), BY_LINE)
+    real_get = jsonl.s3.get_object
+
+    def failing_get(**kwargs: Any) -> Any:
+        response = real_get(**kwargs)
+        return {**response, "Body": BrokenBody(response["Body"])}
+
+    monkeypatch.setattr(jsonl.s3, "get_object", failing_get)
+    with pytest.raises(jsonl.TransientFailure):
+        run(jsonl, doc)
+    assert keys(s3, "chunks/") == keys(s3, "errors/") == []
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+    monkeypatch.setattr(jsonl.s3, "get_object", real_get)  # Lambda's retry
+    run(jsonl, doc)
+    assert keys(s3, "chunks/") == ["chunks/r.txt.jsonl"]
+
+
+def test_a_part_that_fails_to_upload_aborts_the_upload(
+    s3: Any, jsonl: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = upload("incoming/w.txt", (LINE * (20 * MIB // len(LINE))).encode(), BY_LINE)
+    real_upload_part = jsonl.s3.upload_part
+
+    def failing_second_part(**kwargs: Any) -> Any:
+        if kwargs["PartNumber"] == 2:
+            raise ClientError({"Error": {"Code": "InternalError", "Message": "x"}}, "UploadPart")
+        return real_upload_part(**kwargs)
+
+    monkeypatch.setattr(jsonl.s3, "upload_part", failing_second_part)
+    with pytest.raises(jsonl.TransientFailure):
+        run(jsonl, doc)
+    assert keys(s3, "chunks/") == keys(s3, "errors/") == []
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []

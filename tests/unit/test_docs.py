@@ -1,0 +1,24 @@
+"""The README is a front door: short, linking every page of docs/, and its error table is the
+error table of the code."""
+
+import re
+
+from scripts.template import ROOT
+from texttools.errors import ERROR_TABLE, REQUEST_REJECTED
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_is_at_most_200_lines() -> None:
+    assert len(README.splitlines()) <= 200
+
+
+def test_the_readme_links_every_page_of_docs() -> None:
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"(docs/{page.name})" in README, page.name
+
+
+def test_the_readme_error_table_is_the_codes_error_table() -> None:
+    rows = re.findall(r"^\| (\d{3}|4xx) \| `([a-z_]+)` \|", README, flags=re.MULTILINE)
+    expected = {(str(row.status) if row is not REQUEST_REJECTED else "4xx", row.code) for row in ERROR_TABLE}
+    assert sorted(rows) == sorted(expected)
