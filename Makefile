@@ -20,7 +20,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke build openapi events bench clean
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill build openapi events bench bench-backfill clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -77,7 +77,7 @@ mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmu
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
 	@ln -sfn $(abspath spec/seeds) $(MUTATE_DIR)/mutants/src/texttools/seeds  # mutmut copies no linked directory
 	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
-	@for path in pyproject.toml tests scripts spec events template.yaml openapi.json docs README.md; do \
+	@for path in pyproject.toml tests scripts benchmarks spec events template.yaml openapi.json docs README.md; do \
 		ln -sfn $(abspath .)/$$path $(MUTATE_DIR)/$$path; done
 	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
 	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results
@@ -90,8 +90,14 @@ invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVE
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>" >&2; exit 2; }
 	@python -m scripts.invoke $(FN) $(EVENT)  # not echoed: stdout is the invocation's result only
 
+backfill: $(STAMP) ## The backfill of make serve's bucket (or AWS_ENDPOINT_URL's): PREFIX=incoming/..., CHUNKS_FORMAT=
+	$(if $(CHUNKS_FORMAT),CHUNKS_FORMAT=$(CHUNKS_FORMAT)) python -m scripts.backfill $(if $(PREFIX),--prefix $(PREFIX))
+
 bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes benchmarks/results.json)
 	python -m benchmarks.bench
+
+bench-backfill: $(STAMP) ## The backfill's driver over 10 000 small and 100 large documents in an embedded S3
+	python -m benchmarks.backfill
 
 openapi: $(STAMP) ## Regenerate openapi.json from the handlers' routes and models
 	python -m scripts.openapi

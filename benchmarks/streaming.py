@@ -65,6 +65,8 @@ def in_memory(tool: Tool, data: bytes) -> Callable[[], int]:
 
     def work() -> int:
         items, _ = output_lines(run({**params, "text": data.decode()}))
+        if items and isinstance(items[0], str):  # matches: the lines' objects, as the streaming form makes them
+            items = [{"index": index, "text": match} for index, match in enumerate(items)]
         return len(encode_lines(items))
 
     return work

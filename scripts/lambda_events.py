@@ -131,3 +131,14 @@ def s3_event(
             }
         )
     return {"Records": records}
+
+
+def backfill_batch(bucket: str, objects: list[tuple[str, int, str, float]]) -> dict[str, Any]:
+    """A batch of the backfill's Distributed Map, as its ItemBatcher hands it to ``BackfillFunction``:
+    one item per ``(key, size, etag, last_modified)`` as S3 ``ListObjectsV2`` lists it (the key not
+    URL-encoded, the ETag quoted, the time in epoch seconds), and the ``BatchInput`` of the ASL."""
+    items = [
+        {"Key": key, "Etag": f'"{etag}"', "Size": size, "LastModified": int(modified), "StorageClass": "STANDARD"}
+        for key, size, etag, modified in objects
+    ]
+    return {"Items": items, "BatchInput": {"bucket": bucket}}

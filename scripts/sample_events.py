@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.lambda_events import api_event, s3_event
+from scripts.lambda_events import api_event, backfill_batch, s3_event
 from scripts.template import ROOT, documents_bucket, function_serving, load_template, parameter_defaults
 from texttools.registry import tools
 from texttools.tool import Tool
@@ -23,12 +23,16 @@ JSON_HEADERS = {"Content-Type": "application/json"}
 
 
 CHUNK_FUNCTION = "ChunkDocumentFunction"
+BACKFILL_FUNCTION = "BackfillFunction"
 SAMPLE_BUCKET = documents_bucket(_TEMPLATE)
 """The bucket ``make serve`` creates, so that ``make invoke`` can run these events against it."""
 SAMPLE_DOCUMENTS = {
     "incoming/meeting notes/café menu.md": "# Café\r\n\r\nCroissant, 2 €\r\nEspresso ☕\r\n\r\nOpen daily.\n".encode(),
     "incoming/report.txt": b"Summary\n\nDetails line 1\nDetails line 2\n",
     "incoming/not-utf8.txt": b"caf\xe9",
+    "incoming/a+b 100% ünïcode.txt": b"one\n\ntwo",
+    "incoming/folder/": b"",
+    "elsewhere/outside.txt": b"not a document",
 }
 
 
@@ -151,12 +155,39 @@ def s3_samples() -> list[Sample]:
     ]
 
 
+def backfill_samples() -> list[Sample]:
+    """A batch as the backfill's Map sends it: good documents (keys with spaces, ``+``, ``%`` and
+    non-ASCII), a bad one among them, a folder placeholder, a key outside ``incoming/``, an
+    object gone since the listing and one over every size limit."""
+    keys = ["incoming/report.txt", "incoming/a+b 100% ünïcode.txt", "incoming/not-utf8.txt",
+            "incoming/meeting notes/café menu.md", "incoming/folder/", "elsewhere/outside.txt"]  # fmt: skip
+    documents = {key: SAMPLE_DOCUMENTS[key] for key in keys}
+    listed_at, oversize = 1_767_225_600.0, int(parameter_defaults(_TEMPLATE)["MaxDocumentBytes"]) + 1
+    listed = [(key, len(body), hashlib.md5(body).hexdigest(), listed_at) for key, body in documents.items()]  # noqa: S324
+    listed += [("incoming/gone.txt", 3, "0" * 32, listed_at)]  # deleted since the listing
+    listed += [("incoming/huge.txt", oversize, "0" * 32, listed_at)]
+    outputs = {
+        "chunks/report.txt.json": "ok",
+        "chunks/a+b 100% ünïcode.txt.json": "ok",
+        "errors/not-utf8.txt.json": "invalid_input",
+        "chunks/meeting notes/café menu.md.json": "ok",
+        "errors/huge.txt.json": "input_too_large",
+    }
+    event = backfill_batch(SAMPLE_BUCKET, listed)
+    return [Sample(BACKFILL_FUNCTION, "batch", event, documents=documents, outputs=outputs)]
+
+
+def document_samples() -> list[Sample]:
+    """The samples of the document flows' functions (the S3 event flow and the backfill)."""
+    return s3_samples() + backfill_samples()
+
+
 def render(sample: Sample) -> str:
     return json.dumps(sample.event, ensure_ascii=False, indent=2) + "\n"
 
 
 def main() -> None:
-    for sample in samples() + s3_samples():
+    for sample in samples() + document_samples():
         target = ROOT / sample.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render(sample), encoding="utf-8")

@@ -31,5 +31,8 @@ def deployed(**parameters: str) -> dict[str, Any]:
     processed["Transform"] = "AWS::Serverless-2016-10-31"
     processed["Globals"]["Function"]["CodeUri"] = "s3://bucket/code.zip"
     processed["Resources"]["CoreLayer"]["Properties"]["ContentUri"] = "s3://bucket/layer.zip"
+    for resource in processed["Resources"].values():  # sam package uploads state machine definitions
+        if resource["Type"] == "AWS::Serverless::StateMachine":
+            resource["Properties"]["DefinitionUri"] = "s3://bucket/definition.asl.json"
     result: dict[str, Any] = transform(processed, values | PSEUDO, _NoManagedPolicies())
     return result

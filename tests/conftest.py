@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from scripts.lambda_events import LOCAL_REGION, Handler, LocalContext, api_event
-from scripts.sample_events import SAMPLE_BUCKET, s3_samples
+from scripts.sample_events import SAMPLE_BUCKET, document_samples
 from scripts.template import ROOT, SOURCE_PYTHONPATH, function_serving, functions
 
 # Every function's environment as the template gives it (the in-process tests run every function
@@ -186,7 +186,7 @@ def sample_s3() -> Iterator[SampleS3]:
         reset_moto(endpoint)
         client = boto3.client("s3", endpoint_url=endpoint, region_name=LOCAL_REGION)
         client.create_bucket(Bucket=SAMPLE_BUCKET)
-        for sample in s3_samples():
+        for sample in document_samples():
             for key, body in sample.documents.items():
                 client.put_object(Bucket=SAMPLE_BUCKET, Key=key, Body=body)
         yield SampleS3(client, {**CREDENTIALS, "AWS_ENDPOINT_URL": endpoint})  # as make serve's S3 flow
@@ -207,7 +207,7 @@ def outcomes(s3: Any, bucket: str) -> dict[str, str]:
     """Each object the chunker wrote, with its outcome: ``ok`` or the error code."""
     written = {}
     for item in s3.list_objects_v2(Bucket=bucket).get("Contents", []):
-        if not item["Key"].startswith("incoming/"):
+        if item["Key"].startswith(("chunks/", "errors/")):
             body = json.loads(s3.get_object(Bucket=bucket, Key=item["Key"])["Body"].read())
             written[item["Key"]] = body["error"]["code"] if "error" in body else "ok"
     return written

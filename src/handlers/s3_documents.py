@@ -12,13 +12,16 @@ uploads of a function that was stopped).
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
+from failure_location import failure_location
 from texttools.documents import (
     JSON,
     JSONL,
@@ -44,6 +47,11 @@ MAX_PARTS = 10_000
 ``output_too_large``."""
 DEFAULT_METADATA_ENV = {"tool": "DEFAULT_TOOL", "delimiter": "DEFAULT_DELIMITER", "max-splits": "DEFAULT_MAX_SPLITS"}
 JSON_TYPE, JSONL_TYPE = "application/json", "application/x-ndjson"
+
+
+class TransientFailure(Exception):
+    """Raised after the other documents are done, so that the invocation fails and is retried
+    (Lambda's retries of an event, the backfill's Retry of a batch); says how many failed."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,36 @@ class Outcome:
             logger.info("document chunked", outcome=self.code, output_bytes=self.output_bytes)
 
 
+def chunk_each[Item](
+    s3: Any, items: Sequence[Item], source_of: Callable[[Item], Source], settings: Settings, logger: Any, metrics: Any
+) -> dict[str, int]:
+    """Every item's document through ``chunk_object``, counted by outcome (a log line each, and one
+    metric per outcome with its count). A problem of S3 (or a bug) on one is logged and the others
+    go on; then ``TransientFailure`` if there was any."""
+    counts: Counter[str] = Counter()
+    for item in items:
+        try:
+            source = source_of(item)
+            logger.append_keys(object_size=source.size, version_id=source.version_id)
+            outcome = chunk_object(s3, source, settings)
+            outcome.log(logger)
+            code = outcome.code
+        except (ClientError, BotoCoreError) as error:
+            code = "transient_failure"
+            aws_error = error.response["Error"].get("Code") if isinstance(error, ClientError) else "connection"
+            logger.warning("S3 call failed; it will be retried", aws_error=aws_error)
+        except Exception:  # a bug: retried too, and kept on the failure queue (or in the report) if it persists
+            code = "internal_error"
+            logger.error("unexpected failure; it will be retried", failed_at=failure_location())
+        counts[code] += 1
+    for code, count in counts.items():
+        metrics.add_metric(name=code, unit=MetricUnit.Count, value=count)
+    failed = counts["transient_failure"] + counts["internal_error"]
+    if failed:
+        raise TransientFailure(f"{failed} of {len(items)} documents failed and will be retried")
+    return dict(counts)
+
+
 def chunk_object(s3: Any, source: Source, settings: Settings) -> Outcome:
     """Write the output object of one object (a document under ``incoming/``, else skipped). S3's
     own failures raise (``ClientError``, ``BotoCoreError``)."""
@@ -94,6 +132,8 @@ def chunk_object(s3: Any, source: Source, settings: Settings) -> Outcome:
         if error.response["Error"].get("Code") in GONE:
             return Outcome("gone")
         raise
+    if source.version_id is None:  # a listing, or an event of an unversioned bucket: the version read
+        source = replace(source, version_id=response.get("VersionId"))
     metadata = {**settings.defaults, **response.get("Metadata", {})}  # S3 hands user metadata keys lower-cased
     if settings.chunks_format == JSON:
         return put(s3, source.bucket, chunk_document(source, response["Body"].read(), metadata))

@@ -9,7 +9,7 @@ import pytest
 
 from scripts.lambda_events import LocalContext
 from scripts.local_s3 import CREDENTIALS, LocalS3Flow
-from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, s3_samples, samples
+from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, document_samples, s3_samples, samples
 from scripts.template import ROOT, functions
 from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
 
@@ -30,7 +30,7 @@ def first_success(function: str) -> Sample:
     return next(s for s in samples() if s.function == function and s.status == 200)
 
 
-@pytest.mark.parametrize("function", [f for f in functions() if f != CHUNK_FUNCTION])
+@pytest.mark.parametrize("function", [f for f, spec in functions().items() if spec.routes])
 def test_stdout_is_the_response_and_the_logs_go_to_stderr(function: str) -> None:
     sample = first_success(function)
     result = make_invoke(function, sample.path)
@@ -65,11 +65,14 @@ def test_a_variable_set_in_the_shell_wins_over_the_template() -> None:
     assert [json.loads(line).get("message") for line in result.stderr.splitlines()] == [None]  # the metric only
 
 
-@pytest.mark.parametrize("sample", s3_samples(), ids=lambda s: s.case)
-def test_the_chunker_writes_its_outputs_to_the_s3_the_sdk_points_at(sample: Sample, sample_s3: SampleS3) -> None:
-    result = make_invoke(CHUNK_FUNCTION, sample.path, **sample_s3.environment)
+@pytest.mark.parametrize("sample", document_samples(), ids=lambda s: s.path)
+def test_the_document_functions_write_their_outputs_to_the_s3_the_sdk_points_at(
+    sample: Sample, sample_s3: SampleS3
+) -> None:
+    result = make_invoke(sample.function, sample.path, **sample_s3.environment)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert json.loads(result.stdout) == {"records": len(sample.event["Records"])}
+    documents = len(sample.event.get("Records") or sample.event["Items"])
+    assert json.loads(result.stdout)["records" if sample.function == CHUNK_FUNCTION else "documents"] == documents
     assert outcomes(sample_s3.client, SAMPLE_BUCKET) == sample.outputs
 
 
@@ -89,10 +92,10 @@ def test_a_handler_that_raises_gives_lambdas_error_object_and_exit_status_1() ->
     assert result.returncode == 1
     error = json.loads(result.stdout)
     assert error["errorType"] == "TransientFailure"
-    assert error["errorMessage"] == "1 of 1 records failed and will be retried"
-    assert error["stackTrace"][-1].startswith(f'  File "{ROOT / "src/handlers/chunk_document_function.py"}"')
+    assert error["errorMessage"] == "1 of 1 documents failed and will be retried"
+    assert error["stackTrace"][-1].startswith(f'  File "{ROOT / "src/handlers/s3_documents.py"}"')
     assert "scripts/invoke.py" not in error["stackTrace"][0]
-    assert json.loads(result.stderr.splitlines()[0])["message"] == "S3 call failed; the event will be retried"
+    assert json.loads(result.stderr.splitlines()[0])["message"] == "S3 call failed; it will be retried"
 
 
 def test_an_unknown_function_is_refused_with_the_template_s_names() -> None:

@@ -594,12 +594,13 @@ def delivered(flow: LocalS3Flow, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_s3_flow_end_to_end(flow: LocalS3Flow, delivered: list[str]) -> None:
     s3 = flow.client("s3")
-    s3.put_object(Bucket=flow.bucket, Key="incoming/my doc é.md", Body=b"one\n\ntwo")
+    put = s3.put_object(Bucket=flow.bucket, Key="incoming/my doc é.md", Body=b"one\n\ntwo")
     started = time.monotonic()
     written = wait_for(s3, flow.bucket, "chunks/my doc é.md.json")
     assert time.monotonic() - started < 5
     assert written["source"]["key"] == "incoming/my doc é.md"
-    assert written["source"]["version_id"] is None  # moto's events carry none (README "Invoke locally")
+    # moto's events carry no version: the chunker records the version it read (docs/local.md)
+    assert written["source"]["version_id"] == put["VersionId"]
     assert s3.get_bucket_versioning(Bucket=flow.bucket)["Status"] == "Enabled"  # as deployed
     assert written["result"] == paragraphs_split("one\n\ntwo")
 

@@ -200,7 +200,7 @@ def test_a_bug_on_one_record_is_retried_after_the_others_and_leaks_nothing(
     assert keys(s3, "chunks/") == ["chunks/2.txt.json"]
     assert keys(s3, "errors/") == []  # a bug is not the document's fault
     lines = [json.loads(line) for line in log_lines()]
-    (failure,) = [line for line in lines if line.get("message") == "unexpected failure; the event will be retried"]
+    (failure,) = [line for line in lines if line.get("message") == "unexpected failure; it will be retried"]
     assert failure["failed_at"] == f"{__file__}:{buggy.__code__.co_firstlineno + 2}"
     metrics = [m["_aws"]["CloudWatchMetrics"][0]["Metrics"] for m in lines if "_aws" in m]
     assert sorted(metric["Name"] for metric in metrics[0]) == ["internal_error", "ok"]

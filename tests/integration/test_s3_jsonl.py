@@ -163,6 +163,13 @@ def test_max_matches_may_be_any_integer_from_1_to_2_53_minus_1(
     assert keys(s3, "chunks/" if accepted else "errors/") == ["chunks/m.txt.jsonl" if accepted else "errors/m.txt.json"]
 
 
+def test_max_splits_holds(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
+    run(jsonl, upload("incoming/s.txt", b"a,b,c,d", {"tool": "text-delimiter-chunk", "delimiter": '","',
+                                                     "max-splits": "2"}))  # fmt: skip
+    _, *chunks, last = lines_of(s3, "chunks/s.txt.jsonl")
+    assert ([c["text"] for c in chunks], last) == (["a", "b", "c,d"], {"chunk_count": 3, "delimiter_count": 2})
+
+
 def test_max_matches_defaults_to_100(s3: Any, jsonl: ModuleType, upload: Upload) -> None:
     run(jsonl, upload("incoming/h.txt", b"[a]" * 101, {"tool": "text-extract-between", "start": '"["', "end": '"]"'}))
     _, *matches, last = lines_of(s3, "chunks/h.txt.jsonl")

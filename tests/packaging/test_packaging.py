@@ -14,7 +14,7 @@ import pytest
 
 from scripts.lambda_events import LOCAL_REGION
 from scripts.sam_build import as_lambda_extracts, sam_build
-from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, s3_samples, samples
+from scripts.sample_events import SAMPLE_BUCKET, document_samples, samples
 from scripts.template import ROOT, functions
 from tests.conftest import SampleS3, outcomes
 
@@ -152,7 +152,7 @@ def test_each_built_function_holds_only_what_its_handler_imports(
     assert [name for name in files if "/" in name] == sorted(
         f"__pycache__/{name.removesuffix('.py')}.cpython-313.pyc" for name in sources
     )  # hash-checked bytecode of each, and nothing else
-    mine = [str(ROOT / s.path) for s in samples() + s3_samples() if s.function == logical_id]
+    mine = [str(ROOT / s.path) for s in samples() + document_samples() if s.function == logical_id]
     report = run_built(build_dir, logical_id, mine, sample_s3.environment, str(runtime_sdk))
     assert report["packaged"] == sources
 
@@ -171,10 +171,13 @@ def runtime_sdk(tmp_path: Path) -> Path:
     return sdk
 
 
-def test_built_chunker_handles_its_sample_events(build_dir: Path, runtime_sdk: Path, sample_s3: SampleS3) -> None:
-    """The built S3 function, run against moto's S3 server through the real SDK endpoint setting."""
-    events = [str(ROOT / s.path) for s in s3_samples()]
-    report = run_built(build_dir, CHUNK_FUNCTION, events, sample_s3.environment, str(runtime_sdk))
+@pytest.mark.parametrize("function", sorted({s.function for s in document_samples()}))
+def test_built_document_functions_handle_their_sample_events(
+    build_dir: Path, runtime_sdk: Path, sample_s3: SampleS3, function: str
+) -> None:
+    """The built S3 and backfill functions, run against moto's S3 server through the real SDK endpoint setting."""
+    mine = [sample for sample in document_samples() if sample.function == function]
+    report = run_built(build_dir, function, [str(ROOT / s.path) for s in mine], sample_s3.environment, str(runtime_sdk))
     assert report["site_packages"] == []
-    expected = {key: code for sample in s3_samples() for key, code in sample.outputs.items()}
+    expected = {key: code for sample in mine for key, code in sample.outputs.items()}
     assert outcomes(sample_s3.client, SAMPLE_BUCKET) == expected

@@ -209,8 +209,9 @@ def test_every_function_gets_the_memory_parameter() -> None:
     assert (chunker["Default"], chunker["MinValue"]) == (1024, 128)
     stack = deployed()["Resources"]  # CloudFormation resolves the Ref on deploy
     sizes = {k: r["Properties"]["MemorySize"] for k, r in stack.items() if r["Type"] == "AWS::Lambda::Function"}
-    assert sizes.pop("ChunkDocumentFunction") == "1024"  # AWS::LanguageExtensions resolves its own Ref
-    assert RESOURCES["ChunkDocumentFunction"]["Properties"]["MemorySize"] == {"Ref": "ChunkerMemorySize"}
+    for document_function in ("ChunkDocumentFunction", "BackfillFunction"):  # the document flows' own
+        assert sizes.pop(document_function) == "1024"  # AWS::LanguageExtensions resolves the Ref there
+        assert RESOURCES[document_function]["Properties"]["MemorySize"] == {"Ref": "ChunkerMemorySize"}
     assert sizes == {logical_id: {"Ref": "FunctionMemorySize"} for logical_id in API_FUNCTIONS}
 
 

@@ -167,6 +167,20 @@ def test_memory_grows_with_the_largest_chunk_never_with_the_text(lengths: list[i
     assert max(seen) <= 2 * max(size, max(lengths) + 2) + piece + 2
 
 
+def test_a_window_adds_its_size_and_a_window_not_advanced_comes_again_whole() -> None:
+    """Read a character at a time, each window adds exactly the window size (a long carry: as much
+    as it holds); a window of which nothing was finished is the start of the next one."""
+    text = "abcdefghijklmnopqrstuvwxyz0123"
+    with windows_of(4):
+        windows, seen = Windows(list(text)), []
+        for window in windows:
+            seen.append((window.text, window.final))
+            if len(window.text) > 12:
+                windows.advance(len(window.text), 0)
+    assert seen == [("abcd", False), ("abcdefgh", False), ("abcdefghijklmnop", False), ("qrst", False),
+                    ("qrstuvwx", False), ("qrstuvwxyz0123", True)]  # fmt: skip
+
+
 # --- UTF-8 in pieces --------------------------------------------------------------------------------
 
 

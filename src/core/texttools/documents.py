@@ -141,11 +141,10 @@ def encode_lines(items: Iterable[Any]) -> bytes:
 
 
 def output_lines(output: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    """A tool's output object as API.md's JSON Lines hold it: the objects of its one list (a list of
-    strings, the matches, as ``{"index", "text"}`` objects), and its other fields."""
+    """A tool's output object as API.md's JSON Lines hold it: the objects of its one list, and its
+    other fields."""
     key = next(name for name, value in output.items() if isinstance(value, list))
-    items = [item if isinstance(item, dict) else {"index": i, "text": item} for i, item in enumerate(output[key])]
-    return items, {name: value for name, value in output.items() if name != key}
+    return output[key], {name: value for name, value in output.items() if name != key}
 
 
 def head(source: Source, chosen: Tool, parameters: Params) -> dict[str, Any]:

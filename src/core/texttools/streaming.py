@@ -60,7 +60,8 @@ class Windows:
         self._size = WINDOW_CHARS  # read here, so that a test may make windows small
         self._lines = lines
         """Whether the windows' line numbers are wanted (a tool with no line numbers saves the count)."""
-        self._finished = (0, 0)
+        self._finished: tuple[int, int]
+        """What ``advance`` said of the window last handed out."""
 
     def advance(self, consumed: int, chunks: int) -> None:
         """The first ``consumed`` characters of the window are done with, and ``chunks`` chunks were

@@ -1,0 +1,54 @@
+"""The document flows' pure rules (``texttools.documents``) that the S3 tests reach only with the
+tools of today: a tool that parses a document whole (no streaming form) in ``jsonl``."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+import texttools.documents
+from texttools.documents import BOM_BYTES, Source, document_lines
+from texttools.errors import InputTooLarge, OutputTooLarge
+from texttools.registry import tool
+
+PARAGRAPHS = tool("text-paragraphs-split")
+LIMIT = PARAGRAPHS.byte_limits["text"]
+
+
+@pytest.fixture
+def whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """text-paragraphs-split as if it had no streaming form (as markdown-sections-chunk will not)."""
+    stand_in = replace(PARAGRAPHS, stream=None)
+    monkeypatch.setattr(texttools.documents, "tool", lambda _: stand_in)
+
+
+def lines(size: int, pieces: list[bytes]) -> list[object]:
+    source = Source("bucket", "incoming/d.md", None, "etag", size)
+    return [json.loads(line) for line in b"".join(document_lines(source, pieces, {"tool": PARAGRAPHS.id})).splitlines()]
+
+
+@pytest.mark.usefixtures("whole")
+def test_a_whole_document_in_pieces_is_joined_and_cut_into_lines_as_its_output() -> None:
+    text = "a\r\n\r\nb😀\n\nc"
+    _, *chunks, last = lines(len(text.encode()), [bytes([byte]) for byte in text.encode()])
+    expected = PARAGRAPHS.run({"text": text})
+    assert chunks == expected["paragraphs"]
+    assert last == {"paragraph_count": 3, "line_count_total": 5}
+
+
+@pytest.mark.usefixtures("whole")
+def test_a_whole_document_is_refused_by_size_beyond_its_limit_and_a_bom() -> None:
+    assert lines(LIMIT + BOM_BYTES, [b"a"])[1:] == [lines(1, [b"a"])[1], {"paragraph_count": 1, "line_count_total": 1}]
+    with pytest.raises(InputTooLarge, match=rf"^The document is larger than {LIMIT} bytes\.$"):
+        lines(LIMIT + BOM_BYTES + 1, [b"a"])
+
+
+@pytest.mark.usefixtures("whole")
+def test_a_whole_document_keeps_its_output_limit() -> None:
+    with pytest.raises(OutputTooLarge):
+        lines(200_000, [b"\x01" * 200_000])
+
+
+def test_an_unknown_tool_is_not_looked_up() -> None:
+    with pytest.raises(KeyError, match="no-such-tool"):
+        tool("no-such-tool")
