@@ -20,7 +20,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill build openapi events bench bench-backfill clean
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill kb-batches build openapi events bench bench-backfill clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -52,11 +52,12 @@ lint: $(STAMP) ## ruff check and format check
 typecheck: $(STAMP) ## mypy (strict for src/core)
 	mypy
 
-validate: $(STAMP) ## sam validate --lint (cfn-lint included)
+validate: $(STAMP) ## sam validate --lint (cfn-lint included), the stack's template and the Knowledge Base example's
 	sam validate --lint --template template.yaml
+	sam validate --lint --template examples/knowledge-base/template.yaml
 
-scan: $(SCAN_STAMP) ## checkov over template.yaml (every finding fixed or suppressed with a reason)
-	$(CHECKOV) -f template.yaml --framework cloudformation --compact --quiet --skip-download
+scan: $(SCAN_STAMP) ## checkov over both templates (every finding fixed or suppressed with a reason)
+	$(CHECKOV) -f template.yaml -f examples/knowledge-base/template.yaml --framework cloudformation --compact --quiet --skip-download
 
 unit: $(STAMP) $(SCAN_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
 	pytest
@@ -92,6 +93,9 @@ invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVE
 
 backfill: $(STAMP) ## The backfill of make serve's bucket (or AWS_ENDPOINT_URL's): PREFIX=incoming/..., CHUNKS_FORMAT=
 	$(if $(CHUNKS_FORMAT),CHUNKS_FORMAT=$(CHUNKS_FORMAT)) python -m scripts.backfill $(if $(PREFIX),--prefix $(PREFIX))
+
+kb-batches: $(STAMP) ## The Knowledge Base sample events' batch files, into make serve's S3 (or AWS_ENDPOINT_URL's)
+	@python -m scripts.kb_batches
 
 bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes benchmarks/results.json)
 	python -m benchmarks.bench

@@ -17,7 +17,7 @@ from moto.server import ThreadedMotoServer
 from benchmarks.workloads import mixed_document, mixed_text
 from scripts.backfill import Plan, run
 from scripts.lambda_events import LOCAL_REGION
-from scripts.local_s3 import CREDENTIALS
+from scripts.s3_target import CREDENTIALS
 from scripts.template import load_template, parameter_defaults
 from texttools.documents import JSON, JSONL, Source, chunk_document, document_lines
 

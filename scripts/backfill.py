@@ -21,11 +21,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.lambda_events import LOCAL_REGION
+from scripts.s3_target import S3Target
 from scripts.template import ROOT, documents_bucket, functions, load_template, parameter_defaults
 
-MAKE_SERVE_S3 = "http://127.0.0.1:5000"
-LOCAL_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": LOCAL_REGION}
 FUNCTION = "BackfillFunction"
 STATE_MACHINE = "BackfillStateMachine"
 
@@ -177,22 +175,13 @@ def main() -> int:
     required = plan.prefix_pattern.removesuffix("*")  # the ASL's StringMatches: incoming/*
     if not args.prefix.startswith(required):
         parser.error(f"the prefix must start with {required}, as the state machine's input must")
-    endpoint = os.environ.get("AWS_ENDPOINT_URL")
-    credentials = {} if endpoint else LOCAL_CREDENTIALS
+    target = S3Target.from_environment()
     # The function's template environment, with what this shell sets of it (CHUNKS_FORMAT=jsonl, ...).
     chosen = {name: os.environ[name] for name in functions()[FUNCTION].environment if name in os.environ}
-    environment = {**chosen, **credentials, "AWS_ENDPOINT_URL": endpoint or MAKE_SERVE_S3,
+    environment = {**chosen, **target.environment,
                    "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
                    "POWERTOOLS_METRICS_DISABLED": "true"}  # fmt: skip
-    import boto3  # noqa: PLC0415 (imported here: the workers' processes import this module too)
-
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=environment["AWS_ENDPOINT_URL"],
-        region_name=LOCAL_REGION,
-        aws_access_key_id=credentials.get("AWS_ACCESS_KEY_ID"),  # None: the SDK's own credentials
-        aws_secret_access_key=credentials.get("AWS_SECRET_ACCESS_KEY"),
-    )
+    s3 = target.client()
     print(f"Backfill of s3://{plan.bucket}/{args.prefix} at {environment['AWS_ENDPOINT_URL']}: batches of "
           f"{plan.batch_keys} keys, {args.concurrency} at once", flush=True)  # fmt: skip
     progress = run(s3, args.prefix, plan, args.concurrency, environment)

@@ -19,9 +19,8 @@ from moto.server import ThreadedMotoServer
 
 from scripts.lambda_events import LOCAL_REGION
 from scripts.local_functions import FunctionWorker, InvocationError
+from scripts.s3_target import CREDENTIALS
 from scripts.template import documents_bucket, functions, load_template, parameter_defaults
-
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": LOCAL_REGION}
 
 
 def free_port(host: str, preferred: int) -> int:

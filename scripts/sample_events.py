@@ -1,17 +1,20 @@
 """The sample events under ``events/<FunctionLogicalId>/``: for each API function a success per
 descriptor example and one event per error class; for the document chunker an S3 put (a key with
-spaces and non-ASCII), a multi-record event and an object over every size limit. ``python -m scripts.sample_events``
-writes them; a test fails when the committed files differ from what this module makes, and
-invokes each to check its outcome.
+spaces and non-ASCII), a multi-record event and an object over every size limit; a backfill batch;
+Bedrock Knowledge Base events. ``python -m scripts.sample_events`` writes them; a test fails when
+the committed files differ from what this module makes, and invokes each to check its outcome.
 """
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from scripts.lambda_events import api_event, backfill_batch, s3_event
-from scripts.template import ROOT, documents_bucket, function_serving, load_template, parameter_defaults
+from scripts.template import ROOT, documents_bucket, function_serving, functions, load_template, parameter_defaults
+from texttools.errors import InvalidInput, UnclosedStartMarker
+from texttools.knowledge_base import InputFile, batch_folder
 from texttools.registry import tools
 from texttools.tool import Tool
 
@@ -177,9 +180,101 @@ def backfill_samples() -> list[Sample]:
     return [Sample(BACKFILL_FUNCTION, "batch", event, documents=documents, outputs=outputs)]
 
 
+KNOWLEDGE_BASE_FUNCTION = "KnowledgeBaseChunkFunction"
+SAMPLE_DATA_SOURCE = "s3://example-corpus"
+PAGE = "x-amz-bedrock-kb-document-page-number"
+"""A key of Bedrock's own in an item's ``contentMetadata`` (a parsed PDF's page)."""
+"""Where the samples' documents would come from: only named in the events, never read."""
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseFile:
+    """An input file of a sample Bedrock event: its name in the corpus, its ``fileMetadata`` (if
+    any) and its content batches, each a list of ``(contentBody, contentMetadata)`` items."""
+
+    name: str
+    batches: list[list[tuple[str, dict[str, Any]]]]
+    metadata: dict[str, Any] | None = None
+    output_batches: int = 1
+    """How many output batch files its chunks fill."""
+
+
+def _knowledge_base_sample(case: str, files: list[KnowledgeBaseFile], code: str = "ok", chunked: int = 0) -> Sample:
+    """A Bedrock event over ``files``, their batch files as Bedrock writes them to the
+    intermediate bucket (here ``make serve``'s), and the keys of the output batches that the first
+    ``chunked`` files (all of them by default) leave; ``code`` is the failing file's error code."""
+    job = f"sample-{case}"
+    documents: dict[str, bytes] = {}
+    inputs: list[dict[str, Any]] = []
+    for number, file in enumerate(files, start=1):
+        keys = [f"bedrock/{job}/file-{number}/batch-{batch}.JSON" for batch in range(1, len(file.batches) + 1)]
+        for key, items in zip(keys, file.batches, strict=True):
+            contents = [{"contentBody": body, "contentType": "TEXT", "contentMetadata": own} for body, own in items]
+            documents[key] = json.dumps({"fileContents": contents}, ensure_ascii=False).encode()
+        location = {"type": "S3", "s3_location": {"uri": f"{SAMPLE_DATA_SOURCE}/{file.name}"}}
+        metadata = {} if file.metadata is None else {"fileMetadata": file.metadata}
+        inputs.append({"originalFileLocation": location, **metadata, "contentBatches": [{"key": k} for k in keys]})
+    event = {"version": "1.0", "knowledgeBaseId": "KBSAMPLE01", "dataSourceId": "DSSAMPLE01",
+             "ingestionJobId": job, "bucketName": SAMPLE_BUCKET, "inputFiles": inputs}  # fmt: skip
+    prefix = f"{functions(_TEMPLATE)[KNOWLEDGE_BASE_FUNCTION].environment['KNOWLEDGE_BASE_OUTPUT_PREFIX']}{job}/"
+    outputs = {
+        f"{prefix}{batch_folder(InputFile.model_validate(given))}/{number:05d}.json": "ok"
+        for file, given in list(zip(files, inputs, strict=True))[: len(files) if code == "ok" else chunked]
+        for number in range(file.output_batches)
+    }
+    return Sample(KNOWLEDGE_BASE_FUNCTION, case, event, code=code, documents=documents, outputs=outputs)
+
+
+def _file_for(chosen: Tool, name: str, example: Mapping[str, Any], **changed: Any) -> KnowledgeBaseFile:
+    """A file whose metadata runs ``chosen`` with an input of its (``changed`` over the input's
+    parameters, as metadata keys); its one content item is the input's text."""
+    keys = {field: key for key, field in chosen.metadata_keys.items()}
+    metadata = {"tool": chosen.id, **{keys[field]: value for field, value in example.items() if field != "text"}}
+    return KnowledgeBaseFile(name, [[(example["text"], {})]], {**metadata, **changed})
+
+
+def knowledge_base_samples() -> list[Sample]:
+    """Bedrock Knowledge Base events (API.md, "Amazon Bedrock Knowledge Bases"): one file with one
+    batch, several files, several batches, file metadata choosing each tool (its descriptor's first
+    example), a count given as a string, an unclosed marker, and a content body larger than any of
+    the API's limits."""
+    guide = "# Returns\n\nItems can be returned within 30 days.\n\nRefunds take 5 days.\n"
+    faq = "Q: Do you ship abroad?\nA: Yes, to 40 countries.\n\n\nQ: Can I pay later?\nA: No.\n"
+    page, last_page = {PAGE: 1}, "\ufeffLast page.\n\nThe end."  # a BOM Bedrock's parser left
+    large = "\n\n".join(f"Paragraph {n}: " + "lorem ipsum dolor sit amet " * 8 for n in range(2500))
+    examples = [(chosen, chosen.descriptor.data["examples"][0]["input"]) for chosen in tools().values()]
+    counted, count, example = next((chosen, field.name, example) for chosen, example in examples
+                                   for field in chosen.fields if field.kind is int)  # fmt: skip
+    count_key = next(key for key, field in counted.metadata_keys.items() if field == count)
+    unclosed = [(chosen, inputs[UnclosedStartMarker]) for chosen, _ in examples
+                if UnclosedStartMarker in (inputs := chosen.error_examples())]  # fmt: skip
+    return [
+        _knowledge_base_sample("one-batch", [KnowledgeBaseFile("guide.md", [[(guide, page)]])]),
+        _knowledge_base_sample("several-files", [
+            KnowledgeBaseFile("guide.md", [[(guide, page)]], {"department": "support"}),
+            KnowledgeBaseFile("faq.txt", [[(faq, {})]]),
+        ]),
+        _knowledge_base_sample("several-batches", [
+            KnowledgeBaseFile("handbook.pdf", [[(guide, page)], [(faq, {PAGE: 2})], [(last_page, {PAGE: 3})]]),
+        ]),
+        _knowledge_base_sample("tool-per-file", [
+            _file_for(chosen, f"example-of-{chosen.id}.txt", example) for chosen, example in examples
+        ]),
+        _knowledge_base_sample("bad-metadata", [
+            KnowledgeBaseFile("guide.md", [[(guide, page)]]),
+            _file_for(counted, "count-as-a-string.txt", example, **{count_key: "3"}),
+        ], code=InvalidInput.code, chunked=1),
+        _knowledge_base_sample("unclosed-marker", [
+            _file_for(chosen, "unclosed.txt", inputs) for chosen, inputs in unclosed
+        ], code=UnclosedStartMarker.code),
+        _knowledge_base_sample("large-body", [KnowledgeBaseFile("book.txt", [[(large, {})]], output_batches=3)]),
+    ]  # fmt: skip
+
+
 def document_samples() -> list[Sample]:
-    """The samples of the document flows' functions (the S3 event flow and the backfill)."""
-    return s3_samples() + backfill_samples()
+    """The samples of the functions that read and write S3 (the S3 event flow, the backfill and
+    the Knowledge Base transformation)."""
+    return s3_samples() + backfill_samples() + knowledge_base_samples()
 
 
 def render(sample: Sample) -> str:

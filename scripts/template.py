@@ -82,9 +82,13 @@ def parameter_defaults(template: Mapping[str, Any]) -> dict[str, str]:
 
 
 def resolve(value: Any, parameters: Mapping[str, str]) -> Any:
-    """A template value with ``Ref``s to parameters replaced by the parameters' values."""
+    """A template value with ``Ref``s to parameters, and ``Fn::Sub`` strings over parameters and the
+    local account's pseudo parameters, made as CloudFormation makes them."""
     if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in parameters:
         return parameters[value["Ref"]]
+    if isinstance(value, dict) and set(value) == {"Fn::Sub"} and isinstance(value["Fn::Sub"], str):
+        values = {**parameters, "AWS::AccountId": LOCAL_ACCOUNT_ID, "AWS::Region": LOCAL_REGION}
+        return re.sub(r"\$\{([^}]+)\}", lambda variable: values[variable[1]], value["Fn::Sub"])
     return value
 
 
@@ -92,12 +96,11 @@ def documents_bucket(template: Mapping[str, Any] | None = None) -> str:
     """The documents bucket's name as the template's ``BucketName`` makes it, in the local account."""
     template = template or load_template()
     (name,) = [
-        resource["Properties"]["BucketName"]["Fn::Sub"]
+        resource["Properties"]["BucketName"]
         for resource in template["Resources"].values()
         if resource["Type"] == "AWS::S3::Bucket"
     ]
-    values = {**parameter_defaults(template), "AWS::AccountId": LOCAL_ACCOUNT_ID, "AWS::Region": LOCAL_REGION}
-    return re.sub(r"\$\{([^}]+)\}", lambda variable: values[variable[1]], name)
+    return str(resolve(name, parameter_defaults(template)))
 
 
 def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSpec]:

@@ -177,7 +177,7 @@ def sample_s3() -> Iterator[SampleS3]:
     import boto3
     from moto.server import ThreadedMotoServer
 
-    from scripts.local_s3 import CREDENTIALS
+    from scripts.s3_target import CREDENTIALS
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -204,10 +204,12 @@ def reset_moto(endpoint: str) -> None:
 
 
 def outcomes(s3: Any, bucket: str) -> dict[str, str]:
-    """Each object the chunker wrote, with its outcome: ``ok`` or the error code."""
+    """Each object the document functions wrote, with its outcome: ``ok`` or the error code (an
+    output batch of the Knowledge Base function is ``ok``)."""
     written = {}
+    knowledge_base = functions()["KnowledgeBaseChunkFunction"].environment["KNOWLEDGE_BASE_OUTPUT_PREFIX"]
     for item in s3.list_objects_v2(Bucket=bucket).get("Contents", []):
-        if item["Key"].startswith(("chunks/", "errors/")):
+        if item["Key"].startswith(("chunks/", "errors/", knowledge_base)):
             body = json.loads(s3.get_object(Bucket=bucket, Key=item["Key"])["Body"].read())
             written[item["Key"]] = body["error"]["code"] if "error" in body else "ok"
     return written

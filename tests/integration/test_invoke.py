@@ -8,8 +8,17 @@ import sys
 import pytest
 
 from scripts.lambda_events import LocalContext
-from scripts.local_s3 import CREDENTIALS, LocalS3Flow
-from scripts.sample_events import CHUNK_FUNCTION, SAMPLE_BUCKET, Sample, document_samples, s3_samples, samples
+from scripts.local_s3 import LocalS3Flow
+from scripts.s3_target import CREDENTIALS
+from scripts.sample_events import (
+    CHUNK_FUNCTION,
+    KNOWLEDGE_BASE_FUNCTION,
+    SAMPLE_BUCKET,
+    Sample,
+    document_samples,
+    s3_samples,
+    samples,
+)
 from scripts.template import ROOT, functions
 from tests.conftest import SCRIPTS_PYTHONPATH, SampleS3, outcomes
 
@@ -70,9 +79,15 @@ def test_the_document_functions_write_their_outputs_to_the_s3_the_sdk_points_at(
     sample: Sample, sample_s3: SampleS3
 ) -> None:
     result = make_invoke(sample.function, sample.path, **sample_s3.environment)
-    assert result.returncode == 0, result.stdout + result.stderr
-    documents = len(sample.event.get("Records") or sample.event["Items"])
-    assert json.loads(result.stdout)["records" if sample.function == CHUNK_FUNCTION else "documents"] == documents
+    assert result.returncode == (0 if sample.code == "ok" else 1), result.stdout + result.stderr
+    answer = json.loads(result.stdout)
+    if sample.function == KNOWLEDGE_BASE_FUNCTION and sample.code == "ok":
+        assert len(answer["outputFiles"]) == len(sample.event["inputFiles"])
+    elif sample.function == KNOWLEDGE_BASE_FUNCTION:
+        assert f": {sample.code}: " in answer["errorMessage"]
+    else:
+        documents = len(sample.event.get("Records") or sample.event["Items"])
+        assert answer["records" if sample.function == CHUNK_FUNCTION else "documents"] == documents
     assert outcomes(sample_s3.client, SAMPLE_BUCKET) == sample.outputs
 
 
@@ -113,3 +128,25 @@ def test_an_event_that_cannot_be_read_is_a_usage_error(event: str, reason: str) 
     assert f"cannot read the event '{event}': " in result.stderr
     assert reason in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_make_kb_batches_writes_the_batch_files_that_each_printed_invoke_reads(flow: LocalS3Flow) -> None:
+    """The README's Knowledge Base loop: ``make kb-batches``, then the ``make invoke`` lines it
+    prints, each ending as its sample says (a failing file exits 1 and names its error code)."""
+    shell = {**SHELL, **CREDENTIALS}
+    written = subprocess.run(["make", "-s", "kb-batches"], cwd=ROOT, capture_output=True, text=True, check=False,
+                             timeout=300, env={**shell, "AWS_ENDPOINT_URL": flow.endpoint})  # fmt: skip
+    assert written.returncode == 0, written.stdout + written.stderr
+    commands = [line.strip() for line in written.stdout.splitlines() if "make invoke" in line]
+    expected = [sample for sample in document_samples() if sample.function == KNOWLEDGE_BASE_FUNCTION]
+    assert [command.partition(" EVENT=")[2].split()[0] for command in commands] == [s.path for s in expected]
+    for sample, command in zip(expected, commands, strict=True):
+        assert command.startswith(f"AWS_ENDPOINT_URL={flow.endpoint} make invoke FN={KNOWLEDGE_BASE_FUNCTION} ")
+        result = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, check=False,
+                                timeout=300, env=shell)  # fmt: skip
+        assert (result.returncode == 0) == (sample.code == "ok"), result.stdout + result.stderr  # make's own status: 2
+        if sample.code != "ok":
+            assert f": {sample.code}: " in json.loads(result.stdout)["errorMessage"]
+    prefix = functions()[KNOWLEDGE_BASE_FUNCTION].environment["KNOWLEDGE_BASE_OUTPUT_PREFIX"]
+    batches = {key: code for key, code in outcomes(flow.s3, flow.bucket).items() if key.startswith(prefix)}
+    assert batches == {key: "ok" for sample in expected for key in sample.outputs}  # (the module's flow is shared)

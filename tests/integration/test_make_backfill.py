@@ -7,7 +7,8 @@ import sys
 import time
 from typing import Any
 
-from scripts.local_s3 import CREDENTIALS, LocalS3Flow
+from scripts.local_s3 import LocalS3Flow
+from scripts.s3_target import CREDENTIALS
 from scripts.template import ROOT
 from tests.conftest import SCRIPTS_PYTHONPATH
 

@@ -35,7 +35,12 @@ class Context:
 outcomes = []
 for path in json.loads(sys.stdin.read()):
     with open(path, encoding="utf-8") as stream:
-        response = handler(json.load(stream), Context())
+        event = json.load(stream)
+    try:
+        response = handler(event, Context())
+    except Exception as error:  # as Lambda: the invocation fails with the error's message
+        outcomes.append([path, "raised", str(error)])
+        continue
     if "statusCode" in response:
         body = json.loads(response["body"])
         outcomes.append([path, response["statusCode"], body["error"]["code"] if "error" in body else "ok"])
@@ -175,9 +180,14 @@ def runtime_sdk(tmp_path: Path) -> Path:
 def test_built_document_functions_handle_their_sample_events(
     build_dir: Path, runtime_sdk: Path, sample_s3: SampleS3, function: str
 ) -> None:
-    """The built S3 and backfill functions, run against moto's S3 server through the real SDK endpoint setting."""
+    """The built document functions (S3 events, backfill, Knowledge Base), run against moto's S3 server through
+    the real SDK endpoint setting."""
     mine = [sample for sample in document_samples() if sample.function == function]
     report = run_built(build_dir, function, [str(ROOT / s.path) for s in mine], sample_s3.environment, str(runtime_sdk))
     assert report["site_packages"] == []
     expected = {key: code for sample in mine for key, code in sample.outputs.items()}
     assert outcomes(sample_s3.client, SAMPLE_BUCKET) == expected
+    raised = {path: message for path, status, message in report["outcomes"] if status == "raised"}
+    failing = {str(ROOT / sample.path): sample.code for sample in mine if sample.code != "ok"}
+    assert set(raised) == set(failing)  # a Knowledge Base file that cannot be chunked fails the invocation
+    assert all(f": {code}: " in raised[path] for path, code in failing.items())
