@@ -217,5 +217,12 @@ def test_a_truncated_or_invalid_sequence_at_the_end_is_invalid_input(ending: byt
         list(decode_pieces([b"ok ", ending]))
 
 
+@pytest.mark.parametrize("document", [[b"\xef"], [b"\xef\xbb"], [b"\xef", b"\xbb"], [b"\xef\xbb\xbf\xef"]])
+def test_a_document_cut_short_inside_a_bom_is_invalid_input(document: list[bytes]) -> None:
+    """Where CPython's utf-8-sig decoder would give an empty text and no error."""
+    with pytest.raises(InvalidInput):
+        list(decode_pieces(document))
+
+
 def test_only_a_leading_bom_is_dropped() -> None:
     assert "".join(decode_pieces([b"\xef", b"\xbb", b"\xbfa\xef\xbb\xbf"])) == "a\ufeff"

@@ -16,8 +16,10 @@ never finishes a part of a window that the text after it could change.
 
 import codecs
 from collections.abc import Generator, Iterable, Iterator
+from itertools import chain
 from typing import Any, NamedTuple
 
+from .codec import BOM
 from .errors import InvalidInput
 from .lines import ORIGIN, Position, line_view
 
@@ -30,15 +32,19 @@ small beside the rest of a function (docs/performance.md, "Documents of any size
 def decode_pieces(pieces: Iterable[bytes]) -> Iterator[str]:
     """UTF-8 byte pieces, cut anywhere, as text pieces; a leading BOM is dropped (API.md).
 
-    Invalid UTF-8 anywhere, or a sequence cut short at the end, is ``InvalidInput``.
+    Invalid UTF-8 anywhere, or a sequence cut short at the end, is ``InvalidInput``. The plain
+    UTF-8 decoder, not ``utf-8-sig``: at the end of its input, CPython's ``utf-8-sig`` decoder
+    gives nothing and no error for one or two bytes that begin a BOM (``b"\\xef"``).
     """
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    started = False
     try:
-        for piece in pieces:
-            if text := decoder.decode(piece):
+        for piece in chain(pieces, [None]):  # None: the end, where a cut-short sequence is an error
+            text = decoder.decode(b"", final=True) if piece is None else decoder.decode(piece)
+            if text and not started:  # the first character decoded: a BOM there is dropped
+                text, started = text.removeprefix(BOM), True
+            if text:
                 yield text
-        if tail := decoder.decode(b"", final=True):
-            yield tail
     except UnicodeDecodeError:
         raise InvalidInput("The document is not valid UTF-8.") from None
 
