@@ -25,9 +25,11 @@ from typing import Any
 
 from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
 from benchmarks.workloads import (
-    chunk_count_text,
+    count_ladder_text,
     largest_requests,
+    markdown_text,
     pathological,
+    reads_markdown,
     request_of,
     small_requests,
     takes_markers,
@@ -79,9 +81,13 @@ def alternated_medians(*works: Callable[[], object]) -> list[float]:
     return [statistics.median(t) * 1000 for t in times]
 
 
-def floor_scan(tool_id: str, request: dict[str, Any]) -> list[str]:
-    """The floor's one C-speed scan: ``str.split``, or the ``find`` loop of a tool that takes markers."""
+def floor_scan(tool_id: str, request: dict[str, Any]) -> list[Any]:
+    """The floor's one C-speed scan: ``str.split``, or the ``find`` loop of a tool that takes markers;
+    for a tool that reads Markdown, the CommonMark parser's block parse of the text (its line
+    endings normalised, as it needs), which no section boundary can be found without."""
     text: str = request["text"]
+    if reads_markdown(TOOLS[tool_id]):
+        return block_parse(text)
     if not takes_markers(TOOLS[tool_id]):
         return text.split(request.get("delimiter", "\n\n"))
     found: list[str] = []
@@ -91,6 +97,15 @@ def floor_scan(tool_id: str, request: dict[str, Any]) -> list[str]:
         found.append(text[at + len(start) : close])
         pos = close + len(end)
     return found
+
+
+def block_parse(text: str) -> list[Any]:
+    from markdown_it import MarkdownIt  # noqa: PLC0415 (only the Markdown rows need it)
+
+    parser = MarkdownIt("commonmark")
+    tokens: list[Any] = []
+    parser.block.parse(text.replace("\r\n", "\n").replace("\r", "\n"), parser, {}, tokens)
+    return tokens
 
 
 def floor_write(output: dict[str, Any]) -> str:
@@ -152,7 +167,7 @@ def warm_rows() -> list[dict[str, Any]]:
         floor, required, warm = alternated_medians(floor_work(tool_id, as_event_holds_it, output),
                                                    required_work(tool_id, as_event_holds_it, output),
                                                    handler_work(tool_id, body))  # fmt: skip
-        pieces = len(output.get("chunks", output.get("paragraphs", output.get("matches", []))))
+        pieces = len(next(value for value in output.values() if isinstance(value, list)))
         rows.append({"tool": tool_id, "request_bytes": len(body), "pieces": pieces, "floor_ms": floor,
                      "warm_ms": warm, "ratio": warm / floor, "required_ms": required,
                      "required_ratio": warm / required})  # fmt: skip
@@ -381,13 +396,15 @@ def run_ms(tool_id: str, request: dict[str, Any]) -> tuple[float, int]:
 
 def scaling_rows() -> list[dict[str, Any]]:
     """Every tool on texts of 16, 64 and 256 KiB (at most its limit), and those without markers on
-    texts of 100, 1 000 and 10 000 paragraphs; then the pathological inputs."""
+    64 KiB texts of 100, 1 000 and as many chunks as its limit allows (paragraphs, or headings);
+    then the pathological inputs."""
     rows = []
     for tool_id, tool in TOOLS.items():
         texts = {f"{size // 1024} KiB": text_for(tool, min(size, tool.byte_limits["text"]))
                  for size in (16 * 1024, 64 * 1024, 256 * 1024)}  # fmt: skip
         if not takes_markers(tool):
-            texts |= {f"{chunks} chunks": chunk_count_text(chunks) for chunks in (100, 1000, 10_000)}
+            most = next(value for name, value in tool.limits.items() if not name.endswith("_bytes"))
+            texts |= {f"{chunks} chunks": count_ladder_text(tool, chunks) for chunks in (100, 1000, most)}
         for case, text in texts.items():
             ms, status = run_ms(tool_id, request_of(tool, text))
             rows.append({"case": case, "tool": tool_id, "ms": ms, "status": status})
@@ -419,6 +436,70 @@ def peer_rows() -> list[dict[str, Any]]:
         {"what": "texttools.paragraphs_split (spans + line numbers)", "ms": ours_paragraphs},
         {"what": "full delimiter-chunk Lambda handler (parse, validate, chunk, encode)", "ms": handler},
     ]
+
+
+LANGCHAIN_HEADERS = [("#" * level, str(level)) for level in range(1, 7)]
+COMMONMARK_EXAMPLES = ROOT / "tests" / "data" / "commonmark-0.31.2" / "block-examples.json"
+
+
+def langchain_headings(splitter: Any, text: str) -> list[tuple[int, str]]:
+    """The heading (level, text) that heads each of MarkdownHeaderTextSplitter's chunks: the
+    deepest header in its metadata."""
+    headings = []
+    for document in splitter.split_text(text):
+        if document.metadata:
+            level = max(document.metadata, key=int)
+            headings.append((int(level), document.metadata[level]))
+    return headings
+
+
+def differing(ours: list[tuple[int, str]], theirs: list[tuple[int, str]]) -> int:
+    """Section boundaries that one side has and the other has not (in document order)."""
+    import difflib  # noqa: PLC0415
+
+    same = sum(block.size for block in difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False).get_matching_blocks())
+    return len(ours) + len(theirs) - 2 * same
+
+
+def markdown_peer_rows() -> list[dict[str, Any]]:
+    """langchain-text-splitters' MarkdownHeaderTextSplitter beside markdown-sections-chunk: time on
+    the 256 KiB Markdown text, and on the CommonMark 0.31.2 block examples and a generated corpus,
+    how many section boundaries (a section's heading level and text, in order) differ."""
+    from langchain_text_splitters import MarkdownHeaderTextSplitter  # noqa: PLC0415 (bench-only dependency)
+
+    (tool_id,) = [tool_id for tool_id, tool in TOOLS.items() if reads_markdown(tool)]
+    chosen = TOOLS[tool_id]
+    splitter = MarkdownHeaderTextSplitter(LANGCHAIN_HEADERS, strip_headers=False)
+    text = largest_requests()[tool_id]["text"]
+
+    def ours(markdown: str) -> list[tuple[int, str]]:
+        output = chosen.run(chosen.parse({"text": markdown}))
+        return [(section["level"], section["heading"]) for section in output["sections"] if section["level"]]
+
+    peer = median_ms(lambda: splitter.split_text(text), runs=9, warmup=1)
+    own = median_ms(lambda: ours(text), runs=9, warmup=1)
+    handler = median_ms(handler_work(tool_id, json.dumps({"text": text}).encode()))
+    rows = [
+        {"what": "langchain MarkdownHeaderTextSplitter on the 256 KiB Markdown text (ms)", "value": peer},
+        {"what": "markdown-sections-chunk's core on it (ms)", "value": own},
+        {"what": "markdown-sections-chunk's full Lambda handler on it (ms)", "value": handler},
+    ]
+    corpora = {
+        "CommonMark 0.31.2 block examples": [e["markdown"] for e in json.loads(COMMONMARK_EXAMPLES.read_text())],
+        "generated corpus (200 documents of 4 KiB)": [markdown_text(4096, seed) for seed in range(200)],
+    }
+    for name, texts in corpora.items():
+        pairs = [(ours(markdown), langchain_headings(splitter, markdown)) for markdown in texts]
+        boundaries = sum(len(mine) for mine, _ in pairs)
+        rows += [
+            {"what": f"{name}: documents", "value": len(texts)},
+            {"what": f"{name}: CommonMark section boundaries", "value": boundaries},
+            {"what": f"{name}: documents where langchain's boundaries differ", "value": sum(
+                1 for mine, theirs in pairs if mine != theirs)},
+            {"what": f"{name}: boundaries langchain misses or adds", "value": sum(
+                differing(mine, theirs) for mine, theirs in pairs)},
+        ]  # fmt: skip
+    return rows
 
 
 def in_function_environment() -> None:
@@ -456,6 +537,8 @@ def main() -> None:
         ("scaling", "Scaling (full handler, median ms)", scaling_rows,
          [("case", "<30"), ("tool", "<22"), ("ms", ">8.2f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),
+        ("markdown_peer", "Markdown: langchain's MarkdownHeaderTextSplitter beside markdown-sections-chunk",
+         markdown_peer_rows, [("what", "<84"), ("value", ">10.2f")]),
         ("streaming", "Documents of any size (jsonl), 64 MiB: streaming vs in-memory (limits lifted) vs floor, "
          "median s", streaming_rows,
          [("tool", "<24"), ("mib", ">6.1f"), ("floor_s", ">8.2f"), ("in_memory_s", ">12.2f"), ("stream_s", ">9.2f"),

@@ -3,6 +3,7 @@ from a list of tool names): the largest realistic request, size and chunk-count 
 pathological inputs a quadratic path would choke on."""
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from texttools.registry import tools
@@ -15,30 +16,39 @@ MARKERS = ("[[", "]]")
 DELIMITER = "\n\n"
 
 
+def joined_up_to(limit_bytes: int, blocks: Iterator[str]) -> str:
+    """``blocks`` joined by blank lines, as many as fit in ``limit_bytes`` of UTF-8."""
+    taken: list[str] = []
+    size = 0
+    for block in blocks:
+        cost = len(block.encode()) + 2
+        if size + cost > limit_bytes:
+            break
+        taken.append(block)
+        size += cost
+    return "\n\n".join(taken)
+
+
 def mixed_text(limit_bytes: int, seed: int = 7, markers: tuple[str, str] | None = None) -> str:
     """Paragraphs of ASCII, accented letters and emoji, some with CRLF lines, up to ``limit_bytes``.
 
     With ``markers``, every few words are wrapped in them (for extract-between).
     """
     rng = random.Random(seed)
-    paragraphs: list[str] = []
-    size = 0
-    while True:
-        ending = "\r\n" if rng.random() < 0.3 else "\n"
-        lines = []
-        for _ in range(rng.randint(1, 4)):
-            words = [rng.choice(WORDS) for _ in range(rng.randint(4, 12))]
-            if markers:
-                k = rng.randrange(len(words))
-                words[k] = f"{markers[0]}{words[k]}{markers[1]}"
-            lines.append(" ".join(words))
-        paragraph = ending.join(lines)
-        cost = len(paragraph.encode()) + 2
-        if size + cost > limit_bytes:
-            break
-        paragraphs.append(paragraph)
-        size += cost
-    return "\n\n".join(paragraphs)
+
+    def paragraphs() -> Iterator[str]:
+        while True:
+            ending = "\r\n" if rng.random() < 0.3 else "\n"
+            lines = []
+            for _ in range(rng.randint(1, 4)):
+                words = [rng.choice(WORDS) for _ in range(rng.randint(4, 12))]
+                if markers:
+                    k = rng.randrange(len(words))
+                    words[k] = f"{markers[0]}{words[k]}{markers[1]}"
+                lines.append(" ".join(words))
+            yield ending.join(lines)
+
+    return joined_up_to(limit_bytes, paragraphs())
 
 
 def mixed_document(size_bytes: int, seed: int = 11, markers: tuple[str, str] | None = None) -> bytes:
@@ -60,8 +70,44 @@ def mixed_document(size_bytes: int, seed: int = 11, markers: tuple[str, str] | N
     return document[: document.rfind(b"\n\n", 0, size_bytes)]
 
 
+def markdown_text(limit_bytes: int, seed: int = 13) -> str:
+    """Markdown up to ``limit_bytes``: sections under ATX headings of every level and setext
+    headings, with paragraphs, fenced and indented code holding ``#`` lines, block quotes and
+    lists, some lines ending in CRLF."""
+    rng = random.Random(seed)
+
+    def blocks() -> Iterator[str]:
+        while True:
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8)))
+            kind = rng.choice(["atx"] * 4 + ["setext"] * 2 + ["paragraph"] * 3 + ["fence", "indented", "quote", "list"])
+            block = {
+                "atx": "#" * rng.randint(1, 6) + " " + words,
+                "setext": words + "\n" + rng.choice("=-") * rng.randint(3, 12),
+                "paragraph": words + "\n" + " ".join(rng.choice(WORDS) for _ in range(8)),
+                "fence": "```python\n# not a heading\nprint('" + words + "')\n```",
+                "indented": "    # code, not a heading\n    " + words,
+                "quote": "> # quoted, not a section\n> " + words,
+                "list": "- " + words + "\n- # a heading in a list item",
+            }[kind]
+            yield block.replace("\n", "\r\n") if rng.random() < 0.3 else block
+
+    return joined_up_to(limit_bytes, blocks())
+
+
+def heading_count_text(headings: int, size: int = 64 * 1024) -> str:
+    """About ``size`` bytes of Markdown with exactly ``headings`` ATX headings, evenly spread."""
+    body = mixed_text(size - 8 * headings).replace("\n\n", " ").replace("\r", " ").replace("\n", " ")
+    width = len(body) // headings
+    return "\n\n".join(f"## h{i}\n{body[i * width : (i + 1) * width].strip() or 'x'}" for i in range(headings))
+
+
 def takes_markers(tool: Tool) -> bool:
     return "start" in tool.byte_limits
+
+
+def reads_markdown(tool: Tool) -> bool:
+    """A tool that cuts at headings (its input has ``max_level``): its texts are Markdown."""
+    return "max_level" in tool.descriptor.input_schema["properties"]
 
 
 def parameters(tool: Tool) -> dict[str, Any]:
@@ -84,6 +130,8 @@ def request_of(tool: Tool, text: str) -> dict[str, Any]:
 
 
 def text_for(tool: Tool, limit_bytes: int) -> str:
+    if reads_markdown(tool):
+        return markdown_text(limit_bytes)
     return mixed_text(limit_bytes, markers=MARKERS if takes_markers(tool) else None)
 
 
@@ -95,6 +143,11 @@ def largest_requests() -> dict[str, dict[str, Any]]:
 def small_requests() -> dict[str, dict[str, Any]]:
     """Each tool's descriptor's first example: the request a cold start answers."""
     return {tool.id: tool.descriptor.data["examples"][0]["input"] for tool in tools().values()}
+
+
+def count_ladder_text(tool: Tool, chunks: int) -> str:
+    """A text of about 64 KiB that ``tool`` cuts into exactly ``chunks`` chunks."""
+    return heading_count_text(chunks) if reads_markdown(tool) else chunk_count_text(chunks)
 
 
 def chunk_count_text(chunks: int, size: int = 64 * 1024) -> str:

@@ -125,3 +125,89 @@ def paragraphs_split(text: str) -> dict[str, Any]:
             )
             run = []
     return {"paragraph_count": len(paragraphs), "line_count_total": len(lines), "paragraphs": paragraphs}
+
+
+def commonmark_lines(text: str) -> list[tuple[int, int]]:
+    """Each CommonMark line as ``(start, content_end)``; a final line ending starts no other line."""
+    lines = []
+    start = 0
+    for end in line_ending_ends(text):
+        content_end = end - 2 if text[end - 2 : end] == "\r\n" else end - 1
+        lines.append((start, content_end))
+        start = end
+    if start < len(text):
+        lines.append((start, len(text)))
+    return lines
+
+
+def _is_blank(text: str, line: tuple[int, int]) -> bool:
+    return all(text[k] in " \t" for k in range(line[0], line[1]))
+
+
+def _trim(value: str, left: bool, right: bool) -> str:
+    """Spaces and tabs (only those) off either end."""
+    i, j = 0, len(value)
+    while left and i < j and value[i] in " \t":
+        i += 1
+    while right and j > i and value[j - 1] in " \t":
+        j -= 1
+    return value[i:j]
+
+
+def atx_content(line: str, level: int) -> str:
+    i = 0
+    while line[i] == " ":
+        i += 1
+    content = _trim(line[i + level :], True, True)
+    j = len(content)
+    while j > 0 and content[j - 1] == "#":
+        j -= 1
+    if j == 0:
+        return ""
+    if content[j - 1] in " \t":
+        return _trim(content[:j], False, True)
+    return content
+
+
+def markdown_sections(text: str, headings: list[tuple[int, int, int, bool]], max_level: int = 6) -> dict[str, Any]:
+    """The sections of ``text`` given its top-level headings, each ``(first line, lines, level,
+    setext)`` with 0-based lines, as an independent source (a generator, a second parser) says."""
+    lines = commonmark_lines(text)
+
+    def content(first: int, count: int, level: int, setext: bool) -> str:
+        if not setext:
+            return atx_content(text[lines[first][0] : lines[first][1]], level)
+        parts = [_trim(text[lines[n][0] : lines[n][1]], True, False) for n in range(first, first + count - 1)]
+        return _trim("\n".join(parts), False, True)
+
+    chosen = [h for h in headings if h[2] <= max_level]
+    starts = [lines[h[0]][0] for h in chosen]
+    pieces: list[tuple[int, int | None, str | None]] = []  # (first line, level or None, heading)
+    first_heading_line = chosen[0][0] if chosen else len(lines)
+    for number in range(first_heading_line):
+        if not _is_blank(text, lines[number]):
+            pieces.append((number, None, None))
+            break
+    for h in chosen:
+        pieces.append((h[0], h[2], content(*h)))
+    sections = []
+    open_headings: list[tuple[int, str]] = []
+    for k, (first, level, heading) in enumerate(pieces):
+        next_line = pieces[k + 1][0] if k + 1 < len(pieces) else len(lines)
+        last = first
+        for number in range(first, next_line):
+            if not _is_blank(text, lines[number]):
+                last = number
+        start, end = lines[first][0], lines[last][1]
+        path: list[str] = []
+        if level is not None:
+            while open_headings and open_headings[-1][0] >= level:
+                open_headings.pop()
+            path = [h for _, h in open_headings]
+            open_headings.append((level, heading or ""))
+        sections.append({
+            "index": k, "level": level or 0, "heading": heading, "path": path, "start": start, "end": end,
+            "start_line": first + 1, "end_line": last + 1, "line_count": last - first + 1, "text": text[start:end],
+        })  # fmt: skip
+    assert starts == [s["start"] for s in sections if s["heading"] is not None]
+    return {"section_count": len(sections), "line_count_total": len(lines), "sections": sections}

@@ -7,6 +7,7 @@ never an exception and never a 500; every document ends as exactly one output ob
 import importlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,7 @@ from moto import mock_aws
 
 from scripts.lambda_events import LOCAL_REGION, LocalContext, api_event, s3_event
 from tests.conftest import api_handler
-from texttools.registry import TOOL_IDS
+from texttools.registry import TOOL_IDS, tools
 
 EXAMPLES = int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -28,7 +29,7 @@ CODES = {
     400: {"invalid_input"}, 404: {"not_found"}, 405: {"method_not_allowed"}, 413: {"input_too_large"},
     415: {"unsupported_media_type"}, 422: {"too_many_chunks", "output_too_large", "unclosed_start_marker"},
 }  # fmt: skip
-FIELDS = ["text", "delimiter", "max_splits", "start", "end", "max_matches"]
+FIELDS = sorted({field.name for each in tools().values() for field in each.fields})
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
@@ -187,3 +188,65 @@ def test_any_document_ends_as_exactly_one_output(
     document = json.loads(s3.get_object(Bucket=BUCKET, Key=f"{written[0]}{key}.json")["Body"].read())
     assert document["source"]["key"] == source
     assert ("result" in document) == (written[0] == "chunks/")
+
+
+# --- markdown-sections-chunk against a second CommonMark parser -----------------------------------
+
+MARKDOWN_LINES = [
+    "", " ", "\t", "text", "more text 😀", "lazy continuation", "# h", "## h ##", "###### six", "####### seven",
+    "  # indented h", "    # code", "\t# tab code", "===", "---", "  ==  ", "- - -", "-", "***", "```", "````",
+    "~~~", "~~~~", "``` info", "> quote", "> # quoted", ">", "- item", "- # item", "1. item", "  continued",
+    "<div>", "</div>", "<!--", "-->", "<pre>", "</pre>", "[ref]: /url", "[ref]:", "\\# escaped", "#\ttab",
+]  # fmt: skip
+markdown_lines = st.lists(st.sampled_from(MARKDOWN_LINES), max_size=25)
+
+
+def second_parser_headings(lines: list[str]) -> list[tuple[int, int, int, bool]]:
+    """mistletoe's top-level headings as ``(first line, lines, level, setext)``, 0-based (its
+    GFM tables off: CommonMark only)."""
+    from mistletoe import block_token
+
+    if block_token.Table in block_token._token_types:
+        block_token.remove_token(block_token.Table)  # type: ignore[no-untyped-call]
+    found = []
+    children: Any = block_token.Document([line + "\n" for line in lines]).children
+    for child in children:
+        if isinstance(child, block_token.SetextHeading):
+            first = child.line_number - 1  # type: ignore[attr-defined]
+            underline = next(n for n in range(first + 1, len(lines)) if UNDERLINE.match(lines[n]))
+            found.append((first, underline - first + 1, child.level, True))
+        elif isinstance(child, block_token.Heading):
+            found.append((child.line_number - 1, 1, child.level, False))  # type: ignore[attr-defined]
+    return found
+
+
+UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+AGREEMENT = {"same": 0, "different": 0}
+
+
+@FUZZ
+@given(lines=markdown_lines, endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=25, max_size=25))
+def test_markdown_sections_agree_with_a_second_commonmark_parser(lines: list[str], endings: list[str]) -> None:
+    """Where markdown-it-py and mistletoe find the same top-level headings, the tool's sections are
+    the reference's for them (tests/reference.py); how often they agree is counted."""
+    from tests import reference
+    from texttools.tools.markdown_sections_chunk import markdown_sections_chunk, top_level_headings
+
+    for number in range(1, len(lines)):  # a CR, an empty line, then an LF would be one CRLF
+        if endings[number - 1] == "\r" and not lines[number] and endings[number] != "\r":
+            endings[number - 1] = "\n"
+    text = "".join(line + ending for line, ending in zip(lines, endings, strict=False))
+    theirs = second_parser_headings(lines)
+    if [(h.line, h.lines, h.level, h.setext) for h in top_level_headings(text)] != theirs:
+        AGREEMENT["different"] += 1
+        return
+    AGREEMENT["same"] += 1
+    assert markdown_sections_chunk(text) == reference.markdown_sections(text, theirs)
+
+
+def test_the_two_parsers_agree_on_most_generated_documents() -> None:
+    """Run after the fuzz test above (file order): a generator the parsers mostly disagree on
+    would test little."""
+    runs = AGREEMENT["same"] + AGREEMENT["different"]
+    assert runs >= EXAMPLES // 2
+    assert AGREEMENT["same"] >= 0.8 * runs, AGREEMENT

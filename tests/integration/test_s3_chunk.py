@@ -13,6 +13,7 @@ import texttools.documents
 from scripts.lambda_events import LocalContext, s3_event
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.documents import LARGEST_TEXT_BYTES
+from texttools.registry import TOOL_IDS
 from texttools.tools.text_delimiter_chunk import delimiter_chunk
 from texttools.tools.text_extract_between import extract_between
 from texttools.tools.text_paragraphs_split import paragraphs_split
@@ -82,8 +83,7 @@ what is wrong in their message."""
     ("body", "metadata", "code", "message"),
     [
         (b"caf\xe9", {}, "invalid_input", "The document is not valid UTF-8."),
-        (b"a", {"tool": "text-unknown"}, "invalid_input",
-         "The tool metadata must be one of text-delimiter-chunk, text-extract-between, text-paragraphs-split."),
+        (b"a", {"tool": "text-unknown"}, "invalid_input", f"The tool metadata must be one of {', '.join(TOOL_IDS)}."),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": ","}, "invalid_input",
          "The delimiter metadata must be a JSON string literal or integer."),
         (b"a", {"tool": "text-extract-between", "start": '"["', "end": '"]"', "max-matches": "x"}, "invalid_input",

@@ -60,7 +60,11 @@ def expected_lines(tool_id: str, text: str, metadata: dict[str, str]) -> tuple[l
     return output.pop(items), output
 
 
-@pytest.mark.parametrize("tool_id", TOOL_IDS)
+STREAMING = [tool_id for tool_id in TOOL_IDS if tool(tool_id).stream is not None]
+PARSED_WHOLE = [tool_id for tool_id in TOOL_IDS if tool(tool_id).stream is None]
+
+
+@pytest.mark.parametrize("tool_id", STREAMING)
 def test_a_multi_megabyte_document_in_each_tool(s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str) -> None:
     """Far over every limit of the API (256 KiB, 10 000 chunks), chunked exactly as the whole text."""
     text = mixed_text(3 * MIB, markers=MARKERS if "start" in tool(tool_id).byte_limits else None)
@@ -82,6 +86,27 @@ def test_a_multi_megabyte_document_in_each_tool(s3: Any, jsonl: ModuleType, uplo
     assert len(chunks) > 10_000 or "start" in tool(tool_id).byte_limits
     assert chunks == expected_chunks
     assert last == expected_last
+
+
+@pytest.mark.parametrize("tool_id", PARSED_WHOLE)
+def test_a_tool_that_parses_a_document_whole_keeps_its_limits_and_writes_its_items_as_lines(
+    s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str
+) -> None:
+    """API.md: markdown-sections-chunk keeps its descriptor's limits in both formats; its lines are
+    its section objects, then its output's other fields."""
+    chosen = tool(tool_id)
+    example = chosen.descriptor.data["examples"][-1]  # (markdown-sections-chunk: max-level in the metadata)
+    metadata = {"tool": tool_id, **{key: json.dumps(example["input"][field]) for key, field in
+                                   chosen.metadata_keys.items() if field in example["input"]}}  # fmt: skip
+    run(jsonl, upload("incoming/doc.md", example["input"]["text"].encode(), metadata))
+    _, *items, last = lines_of(s3, "chunks/doc.md.jsonl")
+    output = dict(example["output"])
+    assert items == output.pop(next(key for key, value in output.items() if isinstance(value, list)))
+    assert last == output
+    too_large = chosen.byte_limits["text"] + 1
+    run(jsonl, upload("incoming/big.md", b"x" * too_large, {"tool": tool_id}))
+    assert read(s3, "errors/big.md.json")["error"]["code"] == "input_too_large"
+    assert keys(s3, "chunks/big.md") == []
 
 
 def test_lines_are_compact_utf8_json_with_non_ascii_as_itself(s3: Any, jsonl: ModuleType, upload: Upload) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from scripts.template import ROOT
+from scripts.template import ROOT, functions
 from tests.cfn import deployed
 
 CHECKOV = os.environ.get("CHECKOV", str(ROOT / ".venv-scan" / "bin" / "checkov"))
@@ -42,7 +42,7 @@ def roles(stack: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {k: v["Properties"] for k, v in stack["Resources"].items() if v["Type"] == "AWS::IAM::Role"}
 
 
-@pytest.mark.parametrize("function", ["DelimiterChunkFunction", "ExtractBetweenFunction", "ParagraphsSplitFunction"])
+@pytest.mark.parametrize("function", [logical_id for logical_id, spec in functions().items() if spec.routes])
 def test_api_functions_may_only_log(default_stack: dict[str, Any], function: str) -> None:
     """Logs, and metrics through the logs (EMF): nothing else, no AWS service call at all."""
     role = roles(default_stack)[f"{function}Role"]

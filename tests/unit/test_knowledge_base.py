@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import texttools.knowledge_base as kb
 from tests import reference
-from texttools.errors import InputTooLarge, InvalidInput, UnclosedStartMarker
+from texttools.errors import InputTooLarge, InvalidInput, OutputTooLarge, TooManyChunks, UnclosedStartMarker
 from texttools.knowledge_base import (
     Content,
     ContentFile,
@@ -25,7 +25,7 @@ from texttools.knowledge_base import (
     chunk_contents,
     tool_and_parameters,
 )
-from texttools.registry import tool
+from texttools.registry import TOOL_IDS, tool
 
 DELIMITER, EXTRACT, PARAGRAPHS = "text-delimiter-chunk", "text-extract-between", "text-paragraphs-split"
 DEFAULTS = {"tool": PARAGRAPHS, "delimiter": '"\\n\\n"'}
@@ -347,13 +347,50 @@ def test_the_batch_folder_is_the_same_for_a_retry_and_differs_between_files() ->
     assert len({batch_folder(file), batch_folder(other_batches), batch_folder(other_location)}) == 3
 
 
-@pytest.mark.parametrize("tool_id", [DELIMITER, EXTRACT, PARAGRAPHS])
+@pytest.mark.parametrize("tool_id", TOOL_IDS)
 def test_the_chunk_keys_stay_small_for_vector_stores(tool_id: str) -> None:
-    """At most 200 bytes with every number at its largest (S3 Vectors: about 2 KB per vector)."""
+    """Under 256 bytes with every number at its largest, besides a section's path of at most
+    ``MAX_PATH_BYTES`` (S3 Vectors: about 2 KB of filterable metadata per vector)."""
     chosen = tool(tool_id)
     example = chosen.descriptor.data["examples"][0]["input"]
     params = chosen.parse_parameters({k: v for k, v in example.items() if k != "text"})
     (first, *_) = chunk_contents(chosen, params, [Content(contentBody=example["text"])])
     largest = {key: 9_007_199_254_740_991 if isinstance(value, int) else value
-               for key, value in first["contentMetadata"].items()}  # fmt: skip
-    assert len(orjson.dumps(largest)) <= 200
+               for key, value in first["contentMetadata"].items() if key != "chunk_path"}  # fmt: skip
+    assert len(orjson.dumps(largest)) < 256
+
+
+def test_a_section_carries_its_heading_path_joined() -> None:
+    chunked = items("markdown-sections-chunk", {}, "intro\n# A\n## B\n### C\ntext", metadata={"p": 1})
+    assert [(i["contentBody"], i["contentMetadata"]["chunk_path"]) for i in chunked] == [
+        ("intro", ""), ("# A", ""), ("## B", "A"), ("### C\ntext", "A > B")
+    ]  # fmt: skip
+    assert chunked[-1]["contentMetadata"] == {"p": 1, "chunk_tool": "markdown-sections-chunk", "chunk_index": 3,
+                                              "chunk_start": 15, "chunk_end": 25, "chunk_start_line": 4,
+                                              "chunk_end_line": 5, "chunk_path": "A > B"}  # fmt: skip
+
+
+@pytest.mark.parametrize("length", [kb.MAX_PATH_BYTES - 3, kb.MAX_PATH_BYTES - 2, kb.MAX_PATH_BYTES, 600])
+def test_a_long_path_is_cut_to_its_byte_bound_at_a_character(length: int) -> None:
+    path = ["😀" * (length // 8), "é" * (length // 4)]  # 4- and 2-byte characters
+    joined = kb.joined_path(path)
+    whole = " > ".join(path)
+    assert len(joined.encode()) <= kb.MAX_PATH_BYTES
+    if len(whole.encode()) <= kb.MAX_PATH_BYTES:
+        assert joined == whole
+    else:
+        assert joined.endswith("\u2026")
+        assert whole.startswith(joined.removesuffix("\u2026"))
+        assert len(joined.encode()) > kb.MAX_PATH_BYTES - 4  # cut no earlier than a character needs
+
+
+def test_a_tool_without_a_streaming_form_keeps_its_descriptor_s_limits() -> None:
+    """API.md: markdown-sections-chunk keeps its limits in the document flows (parsed whole)."""
+    chosen = tool("markdown-sections-chunk")
+    with pytest.raises(InputTooLarge):
+        list(chunk_contents(chosen, {}, [Content(contentBody="x" * (chosen.byte_limits["text"] + 1))]))
+    with pytest.raises(TooManyChunks):
+        list(chunk_contents(chosen, {}, [Content(contentBody="# h\n" * (chosen.limits["max_sections"] + 1))]))
+    (body,) = [example["text"] for error, example in chosen.error_examples().items() if error is OutputTooLarge]
+    with pytest.raises(OutputTooLarge):
+        list(chunk_contents(chosen, {}, [Content(contentBody=body)]))

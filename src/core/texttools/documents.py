@@ -123,12 +123,18 @@ def whole_document_lines(chosen: Tool, source: Source, texts: Iterable[str], par
     limit = chosen.byte_limits["text"]
     if source.size > limit + BOM_BYTES:
         raise InputTooLarge(f"The document is larger than {limit} bytes.")
-    output = chosen.run(chosen.parse({"text": "".join(texts), **parameters}))
-    chosen.encode(output)  # the tool's output limit holds (API.md: its descriptor's limits hold)
-    items, rest = output_lines(output)
+    items, rest = run_whole(chosen, "".join(texts), parameters)
     if items:
         yield encode_lines(items)
     yield encode_json(rest) + b"\n"
+
+
+def run_whole(chosen: Tool, text: str, parameters: Params) -> tuple[list[Any], dict[str, Any]]:
+    """A tool without a streaming form on a whole text, within every limit of its descriptor (the
+    text's size, the number of chunks, the output's size: API.md), as ``output_lines`` gives it."""
+    output = chosen.run(chosen.parse({"text": text, **parameters}))
+    chosen.encode(output)
+    return output_lines(output)
 
 
 def encode_lines(items: Iterable[Any]) -> bytes:

@@ -140,18 +140,37 @@ class OutputContent(TypedDict):
 
 SPAN = ("index", "start", "end", "start_line", "end_line")
 """The fields of a chunk that its metadata carries, as ``chunk_<field>`` (a match has an index only)."""
+PATH_SEPARATOR = " > "
+MAX_PATH_BYTES = 512
+"""The most UTF-8 bytes of ``chunk_path``: vector stores keep little metadata per vector (S3
+Vectors: about 2 KB that filters can use), and Bedrock's own keys take some of it."""
+ELLIPSIS = "\u2026"
+
+
+def joined_path(path: list[str]) -> str:
+    """A section's heading path as one string (``Guide > Install``), cut to ``MAX_PATH_BYTES``
+    at a character's boundary, with an ellipsis for what was cut."""
+    joined = PATH_SEPARATOR.join(path)
+    encoded = joined.encode()
+    if len(encoded) <= MAX_PATH_BYTES:
+        return joined
+    room = MAX_PATH_BYTES - len(ELLIPSIS.encode())
+    return encoded[:room].decode(errors="ignore") + ELLIPSIS
 
 
 def chunk_contents(chosen: Tool, params: Params, contents: Iterable[Content]) -> Iterator[OutputContent]:
     """Each content item's chunks as output items, the item's own ``contentBody`` chunked on its own
     (indexes, offsets and lines start again for each), a leading BOM dropped, whatever its
     ``contentType``. An empty chunk is left out; indexes keep their numbering. Its metadata is the
-    item's with the chunk's ``chunk_*`` keys over keys of the same names."""
+    item's with the chunk's ``chunk_*`` keys over keys of the same names (a section's heading path
+    too, as ``chunk_path``)."""
     for content in contents:
         own = content.contentMetadata or {}
         for chunk in chunks_of(chosen, params, content.contentBody.removeprefix(BOM)):
             if chunk["text"]:
                 where = {f"chunk_{name}": chunk[name] for name in SPAN if name in chunk}
+                if "path" in chunk:  # a section's headings
+                    where["chunk_path"] = joined_path(chunk["path"])
                 metadata = {**own, "chunk_tool": chosen.id, **where}
                 yield {"contentBody": chunk["text"], "contentType": "TEXT", "contentMetadata": metadata}
 
@@ -163,7 +182,7 @@ def chunks_of(chosen: Tool, params: Params, text: str) -> Iterator[dict[str, Any
     if chosen.stream is not None:
         yield from chosen.stream([text], params)
         return
-    items, _ = documents.output_lines(chosen.run(chosen.parse({**params, "text": text})))
+    items, _ = documents.run_whole(chosen, text, params)
     yield from items
 
 
