@@ -97,7 +97,7 @@ backfill: $(STAMP) ## The backfill of make serve's bucket (or AWS_ENDPOINT_URL's
 kb-batches: $(STAMP) ## The Knowledge Base sample events' batch files, into make serve's S3 (or AWS_ENDPOINT_URL's)
 	@python -m scripts.kb_batches
 
-bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes benchmarks/results.json)
+bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes build/bench/results.json)
 	python -m benchmarks.bench
 
 bench-backfill: $(STAMP) ## The backfill's driver over 10 000 small and 100 large documents in an embedded S3

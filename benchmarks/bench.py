@@ -3,7 +3,8 @@
 Ratios are what count (these machines are noisy): each handler is timed against the physical
 floor of its work, measured in the same process, and each cold start against the bare stack it
 is built on, measured in fresh interpreters in the same run. Results go to stdout and to
-``benchmarks/results.json`` for comparison between commits.
+``build/bench/results.json`` (untracked: running it changes no file of the repository; the
+tables in docs/performance.md and benchmarks/README.md are the record between commits).
 """
 
 import contextlib
@@ -41,7 +42,7 @@ from scripts.template import ROOT, SOURCE_PYTHONPATH, function_serving, function
 from texttools.codec import decode_json
 from texttools.registry import tools
 
-RESULTS = ROOT / "benchmarks" / "results.json"
+RESULTS = ROOT / "build" / "bench" / "results.json"
 TOOLS = tools()
 API_FUNCTIONS = {tool_id: function_serving(tool.execute_url) for tool_id, tool in TOOLS.items()}
 """Each tool's function, as the template declares it."""
@@ -555,6 +556,7 @@ def main() -> None:
         print(" ".join(f"{name:{spec[0]}{spec[1:].split('.')[0]}}" for name, spec in columns))
         for row in results[key]:
             print(" ".join(f"{row[name]:{spec}}" for name, spec in columns))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {RESULTS.relative_to(ROOT)}")
 

@@ -246,27 +246,31 @@ def make_server(host: str, port: int, api: LocalApi, idle_timeout: float = IDLE_
                 self.send_error(400)
                 return
             except TimeoutError:  # a body that stopped coming: no answer, but still its log line
-                self._log("timed out", started)
+                self._log("timed out", started, "-")
                 raise
             headers: dict[str, list[str]] = {}
             for name, value in self.headers.items():
                 headers.setdefault(name, []).append(value)
-            self._reply(api.handle(LocalRequest(self.command, self.path, headers, body)), started)
+            request = LocalRequest(self.command, self.path, headers, body)
+            self._reply(api.handle(request), started, request.request_id)
 
         def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
             """``http.server``'s own refusals (a request line or header it cannot parse) and a body
             that cannot be delimited, as the gateway's DEFAULT_4XX in the error shape instead of an
             HTML page. The connection ends: where the next request starts is unknown."""
             self.request_version = self.protocol_version  # a status line and headers, even for HTTP/0.9
-            status, headers, raw = api.gateway_answer("DEFAULT_4XX", str(uuid.uuid4()), status=code)
-            self._reply((status, {**headers, "Connection": "close"}, raw), time.perf_counter())
+            request_id = str(uuid.uuid4())
+            status, headers, raw = api.gateway_answer("DEFAULT_4XX", request_id, status=code)
+            self._reply((status, {**headers, "Connection": "close"}, raw), time.perf_counter(), request_id)
 
-        def _reply(self, answer: Answer, started: float) -> None:
+        def _reply(self, answer: Answer, started: float, request_id: str) -> None:
             """Logged, then sent: the log line is out before the client has its answer, and a
-            client that hangs up or stops reading still leaves one."""
+            client that hangs up or stops reading still leaves one. Every answer carries API
+            Gateway's ``x-amzn-RequestId``; a function's also its ``X-Request-Id`` (the same id)."""
             status, headers, raw = answer
-            self._log(str(status), started)
+            self._log(str(status), started, request_id)
             self.send_response_only(status)
+            self.send_header("x-amzn-RequestId", request_id)
             for name, value in headers.items():
                 if name.lower() != "content-length":
                     self.send_header(name, value)  # a "Connection: close" also ends the connection here
@@ -275,10 +279,10 @@ def make_server(host: str, port: int, api: LocalApi, idle_timeout: float = IDLE_
             if self.command != "HEAD":
                 self.wfile.write(raw)
 
-        def _log(self, outcome: str, started: float) -> None:
+        def _log(self, outcome: str, started: float, request_id: str) -> None:
             elapsed = (time.perf_counter() - started) * 1000
             path = urlsplit(getattr(self, "path", "")).path or "-"  # unset when the request line was not parsed
-            print(f"{self.command or '-'} {path} {outcome} {elapsed:.1f}ms", flush=True)
+            print(f"{self.command or '-'} {path} {outcome} {elapsed:.1f}ms {request_id}", flush=True)
 
         def __getattr__(self, name: str) -> Any:
             """Every method (TRACE and unknown ones too) goes the same way: the API decides."""

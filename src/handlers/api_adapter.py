@@ -12,6 +12,7 @@ shape for every failure, one log line and one outcome metric per request.
 import base64
 import binascii
 import gc
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -37,6 +38,12 @@ JSON = "application/json"
 UTF8_CHARSETS = frozenset({"utf-8", "utf8"})
 ALLOW = {"Allow": "POST"}
 """Sent with a ``405``: the only method of every execute route."""
+VARY = {"Vary": "Accept-Encoding"}
+"""API Gateway compresses an answer of 1 KiB or more for a caller that accepts it: caches must
+keep the encodings apart."""
+SHOWN_VALUE = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~/=;: \"-]{1,100}")
+"""A header value that may be echoed in a message or a log line: printable ASCII of a media type
+or an id, short (anything else is described, not quoted)."""
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
@@ -46,15 +53,18 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
     logger = Logger()
     metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE (the template's Globals)
 
-    def respond(status: int, code: str, body: bytes, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+    def respond(
+        status: int, code: str, body: bytes, event: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
         # Per request, not a default dimension: Powertools shares metric state between the
         # Metrics instances of one process (the tests run every function in one).
         metrics.add_dimension(name="tool", value=tool.id)
         metrics.add_metric(name=code, unit=MetricUnit.Count, value=1)
         logger.info("request answered", status=status, code=code, response_bytes=len(body))
+        request_id = {"X-Request-Id": rid} if (rid := request_id_of(event)) else {}
         return {
             "statusCode": status,
-            "headers": {"Content-Type": JSON, **(headers or {})},
+            "headers": {"Content-Type": JSON, **VARY, **request_id, **(headers or {})},
             "body": body.decode(),
             "isBase64Encoded": False,
         }
@@ -63,9 +73,9 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
         payload: dict[str, Any] = {"code": error.code, "message": error.message}
         if error.details:
             payload["details"] = error.details
-        payload["request_id"] = (event.get("requestContext") or {}).get("requestId")
+        payload["request_id"] = request_id_of(event)
         headers = ALLOW if isinstance(error, MethodNotAllowed) else None
-        return respond(error.status, error.code, encode_json({"error": payload}), headers)
+        return respond(error.status, error.code, encode_json({"error": payload}), event, headers)
 
     def execute(event: Mapping[str, Any]) -> dict[str, Any]:
         # API Gateway sends this route's path (with any trailing slashes) here, by any method.
@@ -77,11 +87,13 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
             header(event, "content-type"), event.get("body"), bool(event.get("isBase64Encoded")), tool.max_body_bytes
         )
         logger.append_keys(request_size=len(body))
-        return respond(200, "ok", tool.execute(body))
+        return respond(200, "ok", tool.execute(body), event)
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        if (client_id := header(event, "x-request-id")) is not None:  # logged beside ours, never used as ours
+            logger.append_keys(client_request_id=client_id if SHOWN_VALUE.fullmatch(client_id) else "(not shown)")
         try:
             return execute(event)
         except ToolError as error:
@@ -94,6 +106,12 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
     # full garbage collection need not walk it again (docs/performance.md).
     gc.freeze()
     return lambda_handler
+
+
+def request_id_of(event: Mapping[str, Any]) -> str | None:
+    """API Gateway's id of the request: the logs' correlation id, sent back as ``X-Request-Id``."""
+    request_id: str | None = (event.get("requestContext") or {}).get("requestId")
+    return request_id
 
 
 def header(event: Mapping[str, Any], name: str) -> str | None:
@@ -128,9 +146,9 @@ def check_media_type(content_type: str | None) -> None:
     if content_type is None or not content_type.strip():
         return
     media_type, *parameters = content_type.split(";")
-    if media_type.strip().lower() != JSON:
-        raise UnsupportedMediaType()
-    for parameter in parameters:
-        name, _, value = parameter.partition("=")
-        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in UTF8_CHARSETS:
-            raise UnsupportedMediaType()
+    charsets = [value.strip().strip('"').lower() for name, _, value in (p.partition("=") for p in parameters)
+                if name.strip().lower() == "charset"]  # fmt: skip
+    if media_type.strip().lower() != JSON or any(charset not in UTF8_CHARSETS for charset in charsets):
+        shown = content_type.strip()
+        received = shown if SHOWN_VALUE.fullmatch(shown) else "a Content-Type that cannot be shown"
+        raise UnsupportedMediaType(f"The request body must be application/json in UTF-8; received {received}.")

@@ -184,8 +184,9 @@ def wait_while(condition: Callable[[], object]) -> None:
 
 
 def logged(capsys: pytest.CaptureFixture[str]) -> list[str]:
-    """The lines a server printed so far, without the time each request took (the last word)."""
-    return [line.rsplit(" ", 1)[0] for line in capsys.readouterr().out.splitlines()]
+    """The lines a server printed so far, without the time each request took and its request id
+    (the last two words)."""
+    return [line.rsplit(" ", 2)[0] for line in capsys.readouterr().out.splitlines()]
 
 
 def hang_up(client: socket.socket) -> None:
@@ -304,6 +305,24 @@ def test_a_client_that_hangs_up_leaves_no_traceback(patient_api: LocalApi) -> No
                 else:
                     time.sleep(0.2)  # hang up while the server reads the body
                 hang_up(client)
+    assert errors == []
+
+
+def test_each_request_line_prints_the_request_id_that_the_answer_carries(
+    patient_api: LocalApi, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As deployed: API Gateway's x-amzn-RequestId on every answer, the function's X-Request-Id
+    (the same id) on its own answers, and the id in make serve's request line."""
+    errors: list[BaseException | None] = []
+    with serving(patient_api, IDLE_TIMEOUT, errors) as (host, port):
+        base = f"http://{host}:{port}"
+        answers = [call(base + PARAGRAPHS, b'{"text": "a"}', headers={}), call(base + "/nowhere", b"{}", headers={})]
+    printed = capsys.readouterr().out.splitlines()
+    (_, function_headers, _), (_, gateway_headers, _) = answers
+    assert function_headers["X-Request-Id"] == function_headers["x-amzn-RequestId"]
+    assert printed[0].endswith(" " + function_headers["X-Request-Id"])
+    assert "X-Request-Id" not in gateway_headers  # API Gateway's own answer (a 403 here): its id only
+    assert printed[1].endswith(" " + gateway_headers["x-amzn-RequestId"])
     assert errors == []
 
 

@@ -317,16 +317,32 @@ def test_limit_counts_decoded_bytes_not_json_escapes() -> None:
 
 def test_body_no_valid_request_could_need_is_refused_before_parsing() -> None:
     largest = PARAGRAPHS_SPLIT_TOOL.max_body_bytes
-    with pytest.raises(InvalidInput, match=r"^The request body is not valid UTF-8 JSON\.$"):  # parsed, not JSON
+    with pytest.raises(InvalidInput, match=r"^The request body is not valid JSON"):  # parsed, not JSON
         PARAGRAPHS_SPLIT_TOOL.execute(b"{" * largest)
     with pytest.raises(InputTooLarge, match=r"^The request body is larger than any valid request for this tool\.$"):
         PARAGRAPHS_SPLIT_TOOL.execute(b"{" * (largest + 1))
 
 
-@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-32"])
-def test_a_body_in_another_unicode_encoding_is_not_json(codec: str) -> None:
-    with pytest.raises(InvalidInput, match=r"^The request body is not valid UTF-8 JSON\.$"):
+@pytest.mark.parametrize(
+    ("codec", "message"),
+    [("utf-16", "not valid UTF-8 (at byte 0)"), ("utf-32", "not valid UTF-8 (at byte 0)"),
+     ("utf-16-le", "not valid JSON (at line 1, column 2)")],  # its bytes are UTF-8, with NULs
+)  # fmt: skip
+def test_a_body_in_another_unicode_encoding_is_refused_saying_where(codec: str, message: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
         PARAGRAPHS_SPLIT_TOOL.execute('{"text": "a"}'.encode(codec))
+    assert raised.value.message == f"The request body is {message}."
+
+
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [('{"text": "a",}', "line 1, column 13"), ('{\n  "text": "a"\n  "x": 1}', "line 3, column 3"),
+     ("", "line 1, column 1"), ('{"text": "secret', "line 1, column 10")],
+)  # fmt: skip
+def test_invalid_json_says_the_line_and_column_and_never_the_text(body: str, where: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        PARAGRAPHS_SPLIT_TOOL.execute(body.encode())
+    assert raised.value.message == f"The request body is not valid JSON (at {where})."
 
 
 @pytest.mark.parametrize("body", ["[]", '"text"', "1", "null"])

@@ -59,6 +59,28 @@ def test_accepted_media_types(post: Post, tool_id: str, content_type: str | None
 def test_other_media_types_are_415(post: Post, tool_id: str, content_type: str) -> None:
     response = post(tool_id, json.dumps(VALID[tool_id]), {"content-type": content_type})
     assert code_of(response) == (415, "unsupported_media_type")
+    assert error_of(response)["message"] == (
+        f"The request body must be application/json in UTF-8; received {content_type}."
+    )  # the usual curl -d mistake (application/x-www-form-urlencoded) says what it sent
+
+
+@pytest.mark.parametrize("content_type", ["text/\u00e9", "text/plain\x00", "x/" + "y" * 200])
+def test_a_media_type_that_cannot_be_shown_is_described_not_quoted(post: Post, content_type: str) -> None:
+    response = post("text-paragraphs-split", '{"text": "a"}', {"Content-Type": content_type})
+    assert error_of(response)["message"].endswith("; received a Content-Type that cannot be shown.")
+
+
+@pytest.mark.parametrize(
+    ("method", "body", "status"), [("POST", '{"text": "a"}', 200), ("POST", "{", 400), ("GET", None, 405)]
+)
+def test_every_answer_carries_the_request_id_and_vary(post: Post, method: str, body: str | None, status: int) -> None:
+    """API.md: X-Request-Id is API Gateway's request id, never the caller's; compressed answers vary
+    by Accept-Encoding."""
+    response = post("text-paragraphs-split", body, {"X-Request-Id": "mine", "Content-Type": "application/json"},
+                    method=method)  # fmt: skip
+    assert response["statusCode"] == status
+    assert header(response, "X-Request-Id") == "req-1"
+    assert header(response, "Vary") == "Accept-Encoding"
 
 
 @pytest.mark.parametrize("tool_id", TOOL_IDS)
@@ -115,7 +137,7 @@ def test_non_json_literals_are_invalid_json_not_a_wrong_type(post: Post, literal
     response = post("text-delimiter-chunk", '{"text": "a", "delimiter": ",", "max_splits": ' + literal + "}")
     assert json.loads(response["body"])["error"] == {
         "code": "invalid_input",
-        "message": "The request body is not valid UTF-8 JSON.",
+        "message": "The request body is not valid JSON: NaN and Infinity are not JSON numbers.",
         "request_id": "req-1",
     }
 
@@ -315,6 +337,17 @@ def test_a_failure_does_not_spoil_the_next_request(post: Post, monkeypatch: pyte
     assert post("text-paragraphs-split", '{"text": "a"}')["statusCode"] == 200
     assert code_of(post("text-paragraphs-split", '{"text": 1}')) == (400, "invalid_input")
     assert post("text-paragraphs-split", '{"text": "a"}')["statusCode"] == 200
+
+
+@pytest.mark.parametrize(
+    ("sent", "logged"), [("client-abc.123", "client-abc.123"), ("\u00e9t\u00e9" * 3, "(not shown)")]
+)
+def test_a_caller_s_own_request_id_is_logged_beside_ours(
+    post: Post, log_lines: Callable[[], list[str]], sent: str, logged: str
+) -> None:
+    post("text-paragraphs-split", '{"text": "a"}', {"X-Request-Id": sent, "Content-Type": "application/json"})
+    (line,) = [json.loads(line) for line in log_lines() if "request answered" in line]
+    assert (line["client_request_id"], line["correlation_id"]) == (logged, "req-1")
 
 
 def test_logs_and_metrics_carry_ids_sizes_and_codes_never_text(post: Post, log_lines: Callable[[], list[str]]) -> None:

@@ -21,17 +21,34 @@ BOM = "\ufeff"
 """Dropped from the start of a request body or an S3 document, as text (API.md; README)."""
 
 
+class _NotJSONNumber(ValueError):
+    pass
+
+
 def _no_constants(_: str) -> NoReturn:
-    raise ValueError("NaN and Infinity are not JSON")
+    raise _NotJSONNumber
 
 
 def decode_json(body: str | bytes) -> Any:
+    """The request body's JSON value, or ``InvalidInput`` saying where it went wrong: the byte
+    where UTF-8 fails, or the line and column where JSON does (the decoders' own messages quote the
+    input, so only positions are told)."""
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidInput(f"The request body is not valid UTF-8 (at byte {error.start}).") from None
     try:
-        text = body if isinstance(body, str) else body.decode("utf-8")
-        return json.loads(text.removeprefix(BOM), parse_constant=_no_constants)
-    except (ValueError, RecursionError):
-        # The decoder's message quotes the input; only its position would be safe, and is not needed.
-        raise InvalidInput("The request body is not valid UTF-8 JSON.") from None
+        return json.loads(body.removeprefix(BOM), parse_constant=_no_constants)
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno}, column {error.colno}"
+        raise InvalidInput(f"The request body is not valid JSON (at {where}).") from None
+    except _NotJSONNumber:
+        raise InvalidInput("The request body is not valid JSON: NaN and Infinity are not JSON numbers.") from None
+    except RecursionError:
+        raise InvalidInput("The request body is not valid JSON: it is nested too deeply.") from None
+    except ValueError:  # Python's limit on the digits of an integer (4 300)
+        raise InvalidInput("The request body is not valid JSON: a number is too long to read.") from None
 
 
 def encode_json(value: Any) -> bytes:

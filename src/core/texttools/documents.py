@@ -26,6 +26,11 @@ CHUNKS_FORMATS: Final = (JSON, JSONL)
 BOM_BYTES = len(BOM.encode())
 LARGEST_TEXT_BYTES = max(each.byte_limits["text"] for each in tools().values())
 _line = partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+METADATA_FORMS: Final = {
+    str: 'a JSON string literal, such as "\\n\\n" with its quotes',
+    int: "a JSON integer, such as 10",
+}
+"""How a metadata value of each kind of field is written (S3 user metadata is ASCII text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,10 +183,11 @@ def tool_and_parameters(metadata: Mapping[str, str]) -> tuple[Tool, dict[str, ob
         raise InvalidInput(f"The tool metadata must be one of {', '.join(TOOL_IDS)}.")
     chosen = tool(tool_id)
     parameters: dict[str, object] = {}
+    kinds = {field.name: field.kind for field in chosen.fields}
     for name, field in chosen.metadata_keys.items():
         if name in metadata:
             try:
                 parameters[field] = orjson.loads(metadata[name])
             except orjson.JSONDecodeError:
-                raise InvalidInput(f"The {name} metadata must be a JSON string literal or integer.") from None
+                raise InvalidInput(f"The {name} metadata must be {METADATA_FORMS[kinds[field]]}.") from None
     return chosen, parameters
