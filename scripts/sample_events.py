@@ -1,5 +1,6 @@
-"""The sample events under ``events/<FunctionLogicalId>/``: for each API function a success per
-descriptor example and one event per error class; for the document chunker an S3 put (a key with
+"""The sample events under ``events/<FunctionLogicalId>/``: for each tool's API function a success per
+descriptor example and one event per error class; discovery's routes; an MCP session and the
+protocol's refusals; for the document chunker an S3 put (a key with
 spaces and non-ASCII), a multi-record event and an object over every size limit; a backfill batch;
 Bedrock Knowledge Base events. ``python -m scripts.sample_events`` writes them; a test fails when
 the committed files differ from what this module makes, and invokes each to check its outcome.
@@ -78,9 +79,73 @@ def _json(value: object) -> str:
 
 
 def samples() -> list[Sample]:
+    """Every API function's samples: each tool's, then discovery's and MCP's."""
     found: list[Sample] = []
     for tool in tools().values():
         found += tool_samples(tool)
+    return found + discovery_samples() + mcp_samples()
+
+
+DISCOVERY_FUNCTION = "DiscoveryFunction"
+MCP_FUNCTION = "McpFunction"
+
+
+def _request(
+    method: str, path: str, case: str, body: str | None = None, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    return api_event(method, path, body, headers, request_id=f"sample-{case}", now=1_767_225_600.0)
+
+
+def discovery_samples() -> list[Sample]:
+    """The tool list, a descriptor, health, the OpenAPI document, an unknown version, a POST."""
+    first = next(iter(tools().values()))
+    cases = [
+        ("tools", "GET", "/v1/tools", 200, "ok"),
+        ("descriptor", "GET", f"/v1/tools/{first.id}/versions/{first.version}", 200, "ok"),
+        ("health", "GET", "/v1/health", 200, "ok"),
+        ("openapi", "GET", "/openapi.json", 200, "ok"),
+        ("unknown-version", "GET", f"/v1/tools/{first.id}/versions/0.0.0", 404, "not_found"),
+        ("method-not-allowed", "POST", "/v1/tools", 405, "method_not_allowed"),
+    ]
+    return [
+        Sample(DISCOVERY_FUNCTION, case, _request(method, path, case), status, code)
+        for case, method, path, status, code in cases
+    ]
+
+
+def mcp_samples() -> list[Sample]:
+    """An MCP session as a client runs it (initialize, initialized, tools/list, a call of each tool's
+    first descriptor example, a call the tool refuses), and the protocol's refusals."""
+    first = next(iter(tools().values()))
+
+    def rpc(case: str, method: str, params: dict[str, Any] | None = None, status: int = 200, code: str = "ok",
+            version: str | None = None) -> Sample:  # fmt: skip
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": case, "method": method}
+        if params is not None:
+            message["params"] = params
+        headers = JSON_HEADERS | ({"MCP-Protocol-Version": version} if version else {})
+        return Sample(MCP_FUNCTION, case, _request("POST", "/mcp", case, _json(message), headers), status, code)
+
+    def raw(case: str, body: str, status: int, code: str = "ok", method: str = "POST") -> Sample:
+        return Sample(MCP_FUNCTION, case, _request(method, "/mcp", case, body or None, JSON_HEADERS), status, code)
+
+    client = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "sample", "version": "1"}}
+    found = [
+        rpc("initialize", "initialize", client),
+        raw("initialized", _json({"jsonrpc": "2.0", "method": "notifications/initialized"}), 202),
+        rpc("tools-list", "tools/list", {}, version="2025-11-25"),
+    ]
+    for tool in tools().values():
+        arguments = tool.descriptor.data["examples"][0]["input"]
+        found.append(rpc(f"call-{tool.id}", "tools/call", {"name": tool.id, "arguments": arguments}))
+    found += [
+        rpc("call-refused-by-the-tool", "tools/call", {"name": first.id, "arguments": {}}),  # isError: invalid_input
+        rpc("unknown-tool", "tools/call", {"name": "no-such-tool", "arguments": {}}, code="-32602"),
+        rpc("unknown-method", "resources/list", code="-32601"),
+        rpc("unsupported-protocol-version", "ping", status=400, code="-32600", version="2024-01-01"),
+        raw("parse-error", "{", 400, "-32700"),
+        raw("method-not-allowed", "", 405, "method_not_allowed", method="GET"),
+    ]
     return found
 
 

@@ -54,8 +54,9 @@ def main() -> None:
 
     base = f"http://{args.host}:{server.server_address[1]}"
     print(f"Text tools, local (Ctrl-C stops)\n\nAPI          {base}")
-    for path in sorted(api.routes):
-        print(f"  POST       {base}{path}")
+    for route in sorted(api.routes, key=lambda route: (route.path, route.method)):
+        if route.method != "ANY" and "{" not in route.path:
+            print(f"  {route.method:<10} {base}{route.path}")
     if api.auth_mode == "API_KEY":
         print(f"  API key:   {api.api_key}  (send it as the x-api-key header; set another with TEXT_TOOLS_API_KEY)")
     elif api.auth_mode == "IAM":

@@ -26,6 +26,14 @@ class ApiRoute:
     function: str
     method: str
     path: str
+    """As the template writes it: ``{name}`` is a path parameter (one segment)."""
+    open_to_all: bool = False
+    """The route has an ``Auth`` of its own: the template sets one only to open a route to callers
+    without a key or a signature, whatever ``AuthMode`` (tests/packaging checks the deployed API)."""
+
+    def matches(self, path: str) -> bool:
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(self.path))
+        return re.fullmatch(pattern, path) is not None
 
 
 @dataclass(frozen=True)
@@ -114,7 +122,12 @@ def functions(template: Mapping[str, Any] | None = None) -> dict[str, FunctionSp
             continue
         properties = {**defaults, **resource["Properties"]}
         routes = tuple(
-            ApiRoute(logical_id, event["Properties"]["Method"].upper(), event["Properties"]["Path"])
+            ApiRoute(
+                logical_id,
+                event["Properties"]["Method"].upper(),
+                event["Properties"]["Path"],
+                "Auth" in event["Properties"],
+            )
             for event in properties.get("Events", {}).values()
             if event["Type"] == "Api"
         )

@@ -2,13 +2,15 @@
 
 Routes, handlers and API Gateway's own error answers are all read from ``template.yaml``, so
 there is no second route table. Each function runs in its own worker process
-(``local_functions``); request bodies are framed by ``http_body``. ``/openapi.json`` and
-``/docs`` (Swagger UI from a local package, nothing fetched at run time) are served beside the API.
+(``local_functions``); request bodies are framed by ``http_body``. ``/docs`` (Swagger UI from a
+local package, nothing fetched at run time, over the API's own ``/openapi.json``) is served beside
+the API.
 """
 
 import base64
 import contextlib
 import gzip
+import json
 import secrets
 import time
 import uuid
@@ -26,7 +28,7 @@ import swagger_ui_bundle
 from scripts.lambda_events import api_event
 from scripts.local_functions import FunctionWorker
 from scripts.local_gateway.http_body import BadFraming, read_body
-from scripts.template import ROOT, functions, load_template, parameter_defaults
+from scripts.template import ApiRoute, functions, load_template, parameter_defaults
 
 API_GATEWAY_MAX_BODY = 10 * 1024 * 1024
 """API Gateway refuses larger payloads itself (REQUEST_TOO_LARGE) before any function runs."""
@@ -46,7 +48,8 @@ DOCS_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Text tools API</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui"});</script></body></html>
+<script>const ui = SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui", onComplete: () => {
+  const key = API_KEY; if (key) ui.preauthorizeApiKey("api_key", key); }});</script></body></html>
 """
 Answer = tuple[int, dict[str, str], bytes]
 
@@ -113,13 +116,12 @@ class LocalApi:
         api_properties = template["Resources"]["TextToolsApi"]["Properties"]
         self.gateway_responses: dict[str, Any] = api_properties["GatewayResponses"]
         self.minimum_compression_size: int | None = api_properties.get("MinimumCompressionSize")
-        self.routes: dict[str, dict[str, str]] = {}
+        self.routes: list[ApiRoute] = []
         self.workers: dict[str, FunctionWorker] = {}
         for spec in functions(template).values():
             if spec.routes:
                 self.workers[spec.logical_id] = FunctionWorker(spec, environment)
-            for route in spec.routes:
-                self.routes.setdefault(route.path, {})[route.method] = spec.logical_id
+            self.routes.extend(spec.routes)
 
     def stop(self) -> None:
         for worker in self.workers.values():
@@ -149,14 +151,20 @@ class LocalApi:
             return answer
         return status, {**headers, "Content-Encoding": coding}, COMPRESSORS[coding](raw)
 
+    def route(self, path: str, method: str) -> ApiRoute | None:
+        """The route API Gateway sends a request to: a resource whose path is this one beats a
+        path with parameters; then the method's own route, else the resource's ANY."""
+        resources = [route for route in self.routes if route.path == path]
+        by_method = {route.method: route for route in resources or [r for r in self.routes if r.matches(path)]}
+        return by_method.get(method) or by_method.get("ANY")
+
     def answer(self, request: LocalRequest) -> Answer:
-        by_method = self.routes.get(request.path, {})
-        function = by_method.get(request.method) or by_method.get("ANY")
+        route = self.route(request.path, request.method)
         if len(request.body) > API_GATEWAY_MAX_BODY:
             return self.gateway_answer("REQUEST_TOO_LARGE", request.request_id)
-        if function is None:
+        if route is None:
             return self.docs(request) or self.gateway_answer("MISSING_AUTHENTICATION_TOKEN", request.request_id)
-        refusal = self.refusal(request)
+        refusal = None if route.open_to_all else self.refusal(request)
         if refusal:
             return self.gateway_answer(refusal, request.request_id)
         event = api_event(
@@ -168,8 +176,9 @@ class LocalApi:
             stage=self.stage,
             request_id=request.request_id,
         )
+        event["requestContext"]["path"] = request.path  # make serve's URLs have no stage in them
         try:
-            response = self.workers[function].invoke(event)
+            response = self.workers[route.function].invoke(event)
         except Exception:
             return self.gateway_answer("DEFAULT_5XX", request.request_id, status=502)  # Lambda failed: 502
         payload = response.get("body") or ""
@@ -187,15 +196,14 @@ class LocalApi:
             return "MISSING_AUTHENTICATION_TOKEN"
         return None
 
-    @staticmethod
-    def docs(request: LocalRequest) -> Answer | None:
-        """The API's OpenAPI document and a Swagger UI page over it (local only, not deployed)."""
+    def docs(self, request: LocalRequest) -> Answer | None:
+        """A Swagger UI page over the API's ``/openapi.json`` (local only, not deployed), with the
+        local API key filled in for "Try it out"."""
         if request.method != "GET":
             return None
-        if request.path == "/openapi.json":
-            return 200, {"Content-Type": "application/json"}, (ROOT / "openapi.json").read_bytes()
         if request.path in ("/docs", "/docs/"):
-            return 200, {"Content-Type": "text/html; charset=utf-8"}, DOCS_PAGE.encode()
+            key = json.dumps(self.api_key if self.auth_mode == "API_KEY" else None)
+            return 200, {"Content-Type": "text/html; charset=utf-8"}, DOCS_PAGE.replace("API_KEY", key).encode()
         asset = SWAGGER_ASSETS / request.path.removeprefix("/docs/")
         if request.path.startswith("/docs/") and asset.is_file() and asset.resolve().parent == SWAGGER_ASSETS.resolve():
             kind = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}.get(asset.suffix, "text/plain")

@@ -1,6 +1,6 @@
 """The one adaptation of API Gateway REST proxy events to the core, shared by the API functions.
 
-Each API function serves one route, so it reads its proxy event itself instead of through
+Each API function serves one route or a few, so it reads its proxy event itself instead of through
 Powertools' REST resolver: any import from ``aws_lambda_powertools.event_handler`` loads every
 resolver it has (AppSync, Bedrock agents, ...) and asyncio, which was the largest share of a cold
 start (docs/performance.md). Powertools still does the structured logs and the EMF metrics. This
@@ -14,6 +14,7 @@ import binascii
 import gc
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
@@ -36,8 +37,6 @@ from texttools.registry import tool as registered_tool
 
 JSON = "application/json"
 UTF8_CHARSETS = frozenset({"utf-8", "utf8"})
-ALLOW = {"Allow": "POST"}
-"""Sent with a ``405``: the only method of every execute route."""
 VARY = {"Vary": "Accept-Encoding"}
 """API Gateway compresses an answer of 1 KiB or more for a caller that accepts it: caches must
 keep the encodings apart."""
@@ -47,24 +46,39 @@ or an id, short (anything else is described, not quoted)."""
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
-def make_api_handler(tool_id: str) -> LambdaHandler:
-    """The Lambda handler of one tool's API function, with its own logger and metrics."""
-    tool = registered_tool(tool_id)
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a route answers: its body (``None``: no body, no ``Content-Type``), status, the outcome
+    counted in the logs and metrics, and any headers of its own."""
+
+    body: bytes | None
+    status: int = 200
+    outcome: str = "ok"
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+Serve = Callable[[Mapping[str, Any]], Reply]
+
+
+def make_handler(serve: Serve, dimension: tuple[str, str]) -> LambdaHandler:
+    """The Lambda handler of one API function: ``serve`` answers an event or raises a
+    ``ToolError``; this adds the request id, ``Vary``, the error shape, one log line and one outcome
+    metric (with ``dimension``: name and value) per request."""
     logger = Logger()
     metrics = Metrics()  # namespace: POWERTOOLS_METRICS_NAMESPACE (the template's Globals)
 
-    def respond(
-        status: int, code: str, body: bytes, event: Mapping[str, Any], headers: Mapping[str, str] | None = None
-    ) -> dict[str, Any]:
+    def respond(reply: Reply, event: Mapping[str, Any]) -> dict[str, Any]:
         # Per request, not a default dimension: Powertools shares metric state between the
         # Metrics instances of one process (the tests run every function in one).
-        metrics.add_dimension(name="tool", value=tool.id)
-        metrics.add_metric(name=code, unit=MetricUnit.Count, value=1)
-        logger.info("request answered", status=status, code=code, response_bytes=len(body))
+        metrics.add_dimension(name=dimension[0], value=dimension[1])
+        metrics.add_metric(name=reply.outcome, unit=MetricUnit.Count, value=1)
+        body = reply.body or b""
+        logger.info("request answered", status=reply.status, code=reply.outcome, response_bytes=len(body))
         request_id = {"X-Request-Id": rid} if (rid := request_id_of(event)) else {}
+        content_type = {"Content-Type": JSON} if reply.body is not None else {}
         return {
-            "statusCode": status,
-            "headers": {"Content-Type": JSON, **VARY, **request_id, **(headers or {})},
+            "statusCode": reply.status,
+            "headers": {**content_type, **VARY, **request_id, **reply.headers},
             "body": body.decode(),
             "isBase64Encoded": False,
         }
@@ -74,28 +88,17 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
         if error.details:
             payload["details"] = error.details
         payload["request_id"] = request_id_of(event)
-        headers = ALLOW if isinstance(error, MethodNotAllowed) else None
-        return respond(error.status, error.code, encode_json({"error": payload}), event, headers)
-
-    def execute(event: Mapping[str, Any]) -> dict[str, Any]:
-        # API Gateway sends this route's path (with any trailing slashes) here, by any method.
-        if str(event.get("path") or "").rstrip("/") != tool.execute_url:
-            raise NotFound()
-        if str(event.get("httpMethod") or "").upper() != "POST":
-            raise MethodNotAllowed()
-        body = request_body(
-            header(event, "content-type"), event.get("body"), bool(event.get("isBase64Encoded")), tool.max_body_bytes
-        )
-        logger.append_keys(request_size=len(body))
-        return respond(200, "ok", tool.execute(body), event)
+        headers = {"Allow": error.allow} if isinstance(error, MethodNotAllowed) else {}
+        return respond(Reply(encode_json({"error": payload}), error.status, error.code, headers), event)
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         if (client_id := header(event, "x-request-id")) is not None:  # logged beside ours, never used as ours
             logger.append_keys(client_request_id=client_id if SHOWN_VALUE.fullmatch(client_id) else "(not shown)")
+        logger.append_keys(request_size=len(event.get("body") or ""))
         try:
-            return execute(event)
+            return respond(serve(event), event)
         except ToolError as error:
             return error_response(error, event)
         except Exception:
@@ -106,6 +109,33 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
     # full garbage collection need not walk it again (docs/performance.md).
     gc.freeze()
     return lambda_handler
+
+
+def make_api_handler(tool_id: str) -> LambdaHandler:
+    """The Lambda handler of one tool's execute route (imports that tool only)."""
+    tool = registered_tool(tool_id)
+
+    def execute(event: Mapping[str, Any]) -> Reply:
+        check_route(event, tool.execute_url, "POST")
+        body = request_body(
+            header(event, "content-type"), event.get("body"), bool(event.get("isBase64Encoded")), tool.max_body_bytes
+        )
+        return Reply(tool.execute(body))
+
+    return make_handler(execute, ("tool", tool.id))
+
+
+def check_route(event: Mapping[str, Any], path: str | re.Pattern[str], method: str) -> re.Match[str] | None:
+    """``NotFound`` unless the event's path is ``path`` (a pattern's full match), then
+    ``MethodNotAllowed`` unless its method is ``method``. API Gateway sends a route's path (with any
+    trailing slashes) to its function by any method (each route also has an ANY method)."""
+    requested = str(event.get("path") or "").rstrip("/") or "/"
+    found = path.fullmatch(requested) if isinstance(path, re.Pattern) else None
+    if found is None and requested != path:
+        raise NotFound()
+    if str(event.get("httpMethod") or "").upper() != method:
+        raise MethodNotAllowed(method)
+    return found
 
 
 def request_id_of(event: Mapping[str, Any]) -> str | None:

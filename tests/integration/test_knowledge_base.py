@@ -272,11 +272,11 @@ def test_logs_and_metrics_carry_codes_and_counts_never_text_or_locations(
     assert (metric["ok"], metric["invalid_input"]) == ([1.0], [1.0])
 
 
-def test_the_readme_s_chunk_is_what_the_one_batch_sample_writes(s3: Any, transformation: ModuleType) -> None:
+def test_the_docs_chunk_is_what_the_one_batch_sample_writes(s3: Any, transformation: ModuleType) -> None:
     (sample,) = [s for s in knowledge_base_samples() if s.case == "one-batch"]
     for key, body in sample.documents.items():
         s3.put_object(Bucket=BUCKET, Key=key, Body=body)
     answer = transformation.lambda_handler(sample.event, LocalContext(FUNCTION))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = readme.split("A chunk as Bedrock indexes it", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
+    page = (ROOT / "docs" / "knowledge-base.md").read_text(encoding="utf-8")
+    shown = page.split("A chunk as Bedrock indexes it", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
     assert chunks(s3, answer["outputFiles"][0])[-1] == json.loads(shown)

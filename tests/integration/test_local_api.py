@@ -561,12 +561,14 @@ def test_each_function_keeps_its_own_module_state() -> None:
 
 
 def test_openapi_and_docs_are_served_offline(base_url: str) -> None:
-    status, headers, raw = call(base_url + "/openapi.json", method="GET", content_type=None)
-    assert status == 200
-    assert json.loads(raw)["openapi"] == "3.1.0"
-    status, headers, page = call(base_url + "/docs", method="GET", content_type=None)
+    status, headers, raw = call(base_url + "/openapi.json", method="GET", content_type=None, headers={})
+    assert status == 200  # no key needed, as deployed
+    assert raw == (ROOT / "openapi.json").read_bytes()  # no stage in make serve's URLs: servers stays "/"
+    status, headers, page = call(base_url + "/docs", method="GET", content_type=None, headers={})
     assert status == 200
     assert headers["Content-Type"].startswith("text/html")
+    assert b'preauthorizeApiKey("api_key", key)' in page
+    assert json.dumps(TEST_API_KEY).encode() in page
     for asset in ("/docs/swagger-ui.css", "/docs/swagger-ui-bundle.js"):
         assert asset.encode() in page
         assert call(base_url + asset, method="GET", content_type=None)[0] == 200
@@ -698,6 +700,43 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c(serve: Serve) -> None:
     assert "/docs" in text
     assert "bucket text-tools-documents-" in text
     assert stopped_on_ctrl_c(process) == "stopped\n"  # nothing else: no worker's KeyboardInterrupt
+
+
+def test_the_aws_cli_lines_make_serve_prints_work_as_pasted(serve: Serve, tmp_path: Path) -> None:
+    """In a shell with no AWS credentials or configuration at all: the "try" line uploads, the
+    "then" line prints the chunks once they are there."""
+    process = serve("--port", "0", "--s3-port", "5200")
+    text = banner(process)
+    upload, download = (text.split(f"  {word}:", 1)[1].split("\n", 1)[0].strip() for word in ("try", "then"))
+    (tmp_path / "doc.md").write_text("# Title\n\nOne.\n\nTwo.\n", encoding="utf-8")
+    bare = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path)}
+
+    def run(line: str) -> "subprocess.CompletedProcess[str]":
+        # a shell, as pasted: the line sets the variables in front of the command itself
+        shell = ["/bin/sh", "-c", line]
+        return subprocess.run(shell, cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=60, check=False)
+
+    assert run(upload).returncode == 0
+    deadline = time.monotonic() + 30
+    while (result := run(download)).returncode != 0:
+        assert time.monotonic() < deadline, result.stderr
+        time.sleep(0.5)
+    assert json.loads(result.stdout)["result"]["paragraph_count"] == 3
+    assert stopped_on_ctrl_c(process) == "stopped\n"
+
+
+def test_every_documented_aws_cli_line_for_make_serve_carries_the_same_credentials() -> None:
+    """The README's and the docs' lines against make serve's S3 give the AWS CLI what the banner's
+    lines (run as pasted above) give it."""
+    prefix = "AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1"
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = 0
+    for page in pages:
+        for command in page.read_text(encoding="utf-8").replace("\\\n", " ").splitlines():
+            if "aws " in command and "--endpoint-url http://127.0.0.1" in command:
+                found += 1
+                assert prefix in command, (page.name, command)
+    assert found >= 2
 
 
 def test_make_serve_chunks_a_20_mb_document_as_json_lines_when_asked(serve: Serve) -> None:
@@ -857,3 +896,30 @@ def running() -> dict[int, int]:
 
 def running_in_group(group: int) -> list[int]:
     return [process for process, process_group in running().items() if process_group == group]
+
+
+def test_docs_fill_in_no_key_when_the_api_takes_none() -> None:
+    api = LocalApi(auth_mode="NONE")
+    try:
+        status, _, page = api.handle(LocalRequest("GET", "/docs", {}, b""))
+    finally:
+        api.stop()
+    assert status == 200
+    assert b"const key = null;" in page
+
+
+def test_discovery_health_and_mcp_answer_through_make_serve(base_url: str) -> None:
+    """The routes with a path parameter, without a key, and the MCP route, as routed by the template."""
+    assert call(base_url + "/v1/health", method="GET", content_type=None, headers={})[:1] == (200,)
+    status, _, body = call(base_url + "/v1/tools/no-such/versions/9", method="GET", content_type=None)
+    assert (status, json.loads(body)["error"]["code"]) == (404, "not_found")
+    status, _, body = call(base_url + "/v1/tools", method="GET", content_type=None, headers={})
+    assert (status, json.loads(body)["error"]["code"]) == (403, "invalid_api_key")
+    for tool_id in TOOL_IDS:
+        status, headers, body = call(f"{base_url}/v1/tools/{tool_id}/versions/1.0.0", method="GET", content_type=None)
+        assert (status, body) == (200, (ROOT / "spec" / "seeds" / f"{tool_id}.json").read_bytes())
+        assert headers["X-Request-Id"] == headers["x-amzn-RequestId"]
+    status, headers, _ = call(base_url + "/mcp", method="GET", content_type=None)
+    assert (status, headers["Allow"]) == (405, "POST")
+    status, _, body = call(base_url + "/mcp", b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    assert (status, json.loads(body)) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})

@@ -56,6 +56,10 @@ def test_step_4_template_function_log_group_output_and_default_tool(tool_id: str
     outputs = [output["Value"].get("Fn::Sub", "") for output in TEMPLATE["Outputs"].values()]
     assert any(value.endswith(f"/${{StageName}}{url}") for value in outputs)
     assert tool_id in TEMPLATE["Parameters"]["DefaultTool"]["AllowedValues"]
+    descriptor_path = f"/v1/tools/{tool_id}/versions/{tool(tool_id).version}"
+    discovery = function_serving(descriptor_path, TEMPLATE)
+    assert discovery.logical_id == "DiscoveryFunction"
+    assert {route.method for route in discovery.routes if route.path == descriptor_path} == {"GET", "ANY"}
 
 
 @pytest.mark.parametrize("tool_id", TOOL_IDS)

@@ -42,8 +42,8 @@ for path in json.loads(sys.stdin.read()):
         outcomes.append([path, "raised", str(error)])
         continue
     if "statusCode" in response:
-        body = json.loads(response["body"])
-        outcomes.append([path, response["statusCode"], body["error"]["code"] if "error" in body else "ok"])
+        body = json.loads(response["body"] or "{}")  # an MCP notification's 202 has no body
+        outcomes.append([path, response["statusCode"], str(body["error"]["code"]) if "error" in body else "ok"])
 loaded = sorted({m.__file__.split("/site-packages/")[0] for m in sys.modules.values() if getattr(m, "__file__", None)
                  and "/site-packages/" in m.__file__})
 packaged = sorted(m.__file__.rpartition("/")[2] for m in list(sys.modules.values())

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,14 @@ TOOLS = tools()
 TEMPLATE = load_template()
 RESOURCES = TEMPLATE["Resources"]
 API_FUNCTIONS = {logical_id: spec for logical_id, spec in functions(TEMPLATE).items() if spec.routes}
+SHARED_FUNCTIONS = ("DiscoveryFunction", "McpFunction")
+"""The API functions that serve no single tool: discovery and MCP."""
+TOOL_FUNCTIONS = {logical_id: spec for logical_id, spec in API_FUNCTIONS.items() if logical_id not in SHARED_FUNCTIONS}
 
 
 def test_each_descriptor_route_is_served_by_one_function_for_post_and_any_other_method() -> None:
     served = {}
-    for spec in API_FUNCTIONS.values():
+    for spec in TOOL_FUNCTIONS.values():
         paths = {route.path for route in spec.routes}
         assert len(paths) == 1
         assert {route.method for route in spec.routes} == {"POST", "ANY"}
@@ -31,9 +35,45 @@ def test_each_descriptor_route_is_served_by_one_function_for_post_and_any_other_
     assert sorted(served) == sorted(descriptor(t)["execute_url"] for t in TOOL_IDS)
 
 
-@pytest.mark.parametrize("logical_id", sorted(API_FUNCTIONS))
+def routes_of(logical_id: str) -> set[tuple[str, str, bool]]:
+    return {(route.method, route.path, route.open_to_all) for route in API_FUNCTIONS[logical_id].routes}
+
+
+def test_discovery_serves_its_routes_each_with_any_other_method() -> None:
+    """API.md's three GET paths and ``/openapi.json``, plus each descriptor's own path: API Gateway
+    sends a path matching a literal resource (the execute route's parents) there and never to the
+    ``{id}`` resource beside it. Health and the OpenAPI document need no key or signature."""
+    published = [f"/v1/tools/{tool.id}/versions/{tool.version}" for tool in TOOLS.values()]
+    paths = {"/v1/tools": False, "/v1/tools/{id}/versions/{version}": False, "/v1/health": True, "/openapi.json": True}
+    paths |= dict.fromkeys(published, False)
+    expected = {(method, path, open_) for path, open_ in paths.items() for method in ("GET", "ANY")}
+    assert routes_of("DiscoveryFunction") == expected
+
+
+def test_mcp_is_one_post_route_behind_the_api_s_auth() -> None:
+    assert routes_of("McpFunction") == {("POST", "/mcp", False), ("ANY", "/mcp", False)}
+
+
+@pytest.mark.parametrize("auth_mode", ["API_KEY", "IAM", "NONE"])
+def test_deployed_auth_opens_health_and_openapi_only(auth_mode: str) -> None:
+    """As CloudFormation deploys the API: the open routes carry no key or authorizer in any mode;
+    every other method of the API has the mode's own."""
+    (api,) = [r for r in deployed(AuthMode=auth_mode)["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi"]
+    security: dict[str, tuple[Any, Any]] = {  # (every other route, the open ones), as SAM writes them
+        "API_KEY": ([{"api_key": []}], []),
+        "IAM": ([{"AWS_IAM": []}], [{"NONE": []}]),
+        "NONE": (None, None),
+    }
+    guarded, opened = security[auth_mode]
+    for path, methods in api["Properties"]["Body"]["paths"].items():
+        for method, operation in methods.items():
+            expected = opened if path in ("/v1/health", "/openapi.json") else guarded
+            assert (path, method, operation.get("security")) == (path, method, expected)
+
+
+@pytest.mark.parametrize("logical_id", sorted(TOOL_FUNCTIONS))
 def test_function_handler_runs_the_tool_of_its_route(logical_id: str) -> None:
-    spec = API_FUNCTIONS[logical_id]
+    spec = TOOL_FUNCTIONS[logical_id]
     path = spec.routes[0].path
     event_path = path.replace("/versions/1.0.0/", "/versions/9.9.9/")
     from scripts.lambda_events import LocalContext, api_event
@@ -56,7 +96,7 @@ def test_the_api_functions_and_log_groups_are_declared_alike_but_for_their_tool(
         return declaration
 
     function_shapes = set()
-    for logical_id, spec in API_FUNCTIONS.items():
+    for logical_id, spec in TOOL_FUNCTIONS.items():
         (tool_id,) = [tool.id for tool in TOOLS.values() if tool.execute_url == spec.routes[0].path]
         function_shapes.add(generic(logical_id, tool_id, spec.module))
     log_group_shapes = {

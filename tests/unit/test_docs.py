@@ -1,9 +1,11 @@
 """The README is a front door: short, linking every page of docs/, and its error table is the
 error table of the code."""
 
+import json
 import re
 
 from scripts.template import ROOT
+from texttools.catalog import SERVICE_VERSION
 from texttools.errors import ERROR_TABLE, REQUEST_REJECTED
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -22,3 +24,16 @@ def test_the_readme_error_table_is_the_codes_error_table() -> None:
     rows = re.findall(r"^\| (\d{3}|4xx) \| `([a-z_]+)` \|", README, flags=re.MULTILINE)
     expected = {(str(row.status) if row is not REQUEST_REJECTED else "4xx", row.code) for row in ERROR_TABLE}
     assert sorted(rows) == sorted(expected)
+
+
+def test_the_license_is_mit_and_the_readme_and_openapi_say_so() -> None:
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    assert "[MIT](LICENSE)" in README
+    assert json.loads((ROOT / "openapi.json").read_text(encoding="utf-8"))["info"]["license"]["identifier"] == "MIT"
+
+
+def test_the_changelog_starts_with_this_release() -> None:
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    (first,) = re.findall(r"^## (\S+)", changelog, flags=re.MULTILINE)[:1]
+    assert first == SERVICE_VERSION
+    assert "(CHANGELOG.md)" in README

@@ -18,7 +18,10 @@ SPEC_FILES = sorted(str(path.relative_to(ROOT / "spec")) for path in (ROOT / "sp
 TOOLS = tools()
 
 
-@pytest.mark.skipif(not SHARED.is_dir() and not os.environ.get("CI"), reason="no shared/ beside this clone")
+@pytest.mark.skipif(
+    not SHARED.is_dir() and not os.environ.get("CI"),
+    reason="no ../shared beside this clone to compare spec/ with (docs/development.md)",
+)
 @pytest.mark.parametrize("name", SPEC_FILES)
 def test_vendored_spec_is_the_shared_one(name: str) -> None:
     """spec/ is a copy of the product contract; in CI, where shared/ is always there, it must match."""

@@ -24,7 +24,7 @@ TOO_MANY_CHUNKS = ErrorCode("too_many_chunks", 422, "The input would give more p
 OUTPUT_TOO_LARGE = ErrorCode("output_too_large", 422, "The result would be larger than this tool returns.")
 UNCLOSED_START_MARKER = ErrorCode("unclosed_start_marker", 422, "A start marker has no end marker after it.")
 NOT_FOUND = ErrorCode("not_found", 404, "There is no such route.")
-METHOD_NOT_ALLOWED = ErrorCode("method_not_allowed", 405, "This route only accepts POST.")
+METHOD_NOT_ALLOWED = ErrorCode("method_not_allowed", 405, "This route does not accept this method.")
 INTERNAL_ERROR = ErrorCode("internal_error", 500, "The service failed unexpectedly.")
 # Answered by API Gateway only (the template's gateway responses), never by a function.
 INVALID_API_KEY = ErrorCode("invalid_api_key", 403, "A valid x-api-key header is required.")
@@ -129,4 +129,8 @@ class NotFound(ToolError, row=NOT_FOUND):
 
 
 class MethodNotAllowed(ToolError, row=METHOD_NOT_ALLOWED):
-    pass
+    """Sent with an ``Allow`` header naming the one method the route takes."""
+
+    def __init__(self, allow: str) -> None:
+        self.allow = allow
+        super().__init__(f"This route only accepts {allow}.")

@@ -1,0 +1,39 @@
+"""The Makefile's commands do what the README and docs/local.md say, read from ``make -n``: the
+options ``make serve`` takes, and ``make bench`` writing its results where git does not look."""
+
+import os
+import subprocess
+
+from benchmarks.bench import RESULTS
+from scripts.template import ROOT
+
+SERVE_OPTIONS = ("AUTH_MODE", "LOG_LEVEL", "PORT", "CHUNKS_FORMAT")
+
+
+def dry_run(*arguments: str) -> str:
+    """The commands ``make`` would run (the last one: the target's own, after any install step)."""
+    # make reads its variables from the environment too (the tests set CHUNKS_FORMAT for the chunker)
+    env = {name: value for name, value in os.environ.items() if name not in SERVE_OPTIONS}
+    result = subprocess.run(["make", "-n", *arguments], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return result.stdout.replace("\\\n", " ").replace("\t", " ")
+
+
+def test_make_serve_passes_its_options_on() -> None:
+    command = dry_run("serve", "AUTH_MODE=NONE", "LOG_LEVEL=INFO", "PORT=3001", "CHUNKS_FORMAT=jsonl")
+    (line,) = [line for line in command.splitlines() if "scripts.serve" in line]
+    assert line.split() == ["python", "-m", "scripts.serve", "--port", "3001", "--auth-mode", "NONE",
+                            "--log-level", "INFO", "--chunks-format", "jsonl"]  # fmt: skip
+
+
+def test_make_serve_without_options_takes_the_defaults() -> None:
+    (line,) = [line for line in dry_run("serve").splitlines() if "scripts.serve" in line]
+    assert line.split() == ["python", "-m", "scripts.serve"]
+
+
+def test_make_bench_writes_its_results_where_no_tracked_file_changes() -> None:
+    relative = RESULTS.relative_to(ROOT).as_posix()
+    ignored = subprocess.run(["git", "check-ignore", "-q", relative], cwd=ROOT, check=False)
+    tracked = subprocess.run(
+        ["git", "ls-files", "--error-unmatch", relative], cwd=ROOT, capture_output=True, check=False
+    )
+    assert (ignored.returncode, tracked.returncode) == (0, 1)

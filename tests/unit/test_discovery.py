@@ -1,0 +1,113 @@
+"""DiscoveryFunction through its real handler: API.md, "Discovery, health and MCP"."""
+
+import json
+from typing import Any
+
+import pytest
+
+from scripts.lambda_events import api_event
+from scripts.template import ROOT, functions
+from tests.conftest import SEEDS, descriptor, invoke
+from texttools.registry import TOOL_IDS
+
+HANDLER = functions()["DiscoveryFunction"].load()
+GET_PATHS = ["/v1/tools", "/v1/health", "/openapi.json", *(f"/v1/tools/{t}/versions/1.0.0" for t in TOOL_IDS)]
+
+
+def get(path: str, method: str = "GET", full_path: str | None = None) -> dict[str, Any]:
+    """``full_path``: the path as the caller's URL has it (``requestContext.path``), base path included."""
+    event = api_event(method, path, request_id="req-d")
+    if full_path is not None:
+        event["requestContext"]["path"] = full_path
+    return invoke(HANDLER, event)
+
+
+def test_the_list_has_one_entry_per_descriptor_with_its_values_and_urls() -> None:
+    """Written out here from API.md's field list, not from the code's own list of fields."""
+    response = get("/v1/tools")
+    assert (response["statusCode"], response["headers"]["Content-Type"]) == (200, "application/json")
+    expected = [
+        {
+            "id": seed["id"],
+            "version": seed["version"],
+            "description": seed["description"],
+            "supported_operations": seed["supported_operations"],
+            "unsupported_operations": seed["unsupported_operations"],
+            "execute_url": seed["execute_url"],
+            "descriptor_url": f"/v1/tools/{seed['id']}/versions/{seed['version']}",
+        }
+        for seed in map(descriptor, sorted(TOOL_IDS))
+    ]
+    assert json.loads(response["body"]) == {"tools": expected}
+    assert len(expected) == len(list(SEEDS.glob("*.json")))
+
+
+@pytest.mark.parametrize("tool_id", TOOL_IDS)
+def test_a_descriptor_is_served_byte_for_byte_as_published(tool_id: str) -> None:
+    response = get(f"/v1/tools/{tool_id}/versions/1.0.0")
+    assert response["statusCode"] == 200
+    assert response["body"].encode() == (SEEDS / f"{tool_id}.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/tools/no-such-tool/versions/1.0.0",
+        "/v1/tools/text-delimiter-chunk/versions/1.0.1",
+        "/v1/tools/text-delimiter-chunk/versions/1.0.0/extra",
+        "/v1/tools/TEXT-DELIMITER-CHUNK/versions/1.0.0",
+        "/v1/tool",
+    ],
+)
+def test_an_unknown_id_version_or_path_is_404_without_echoing_it(path: str) -> None:
+    response = get(path)
+    body = json.loads(response["body"])
+    assert (response["statusCode"], body["error"]["code"], body["error"]["request_id"]) == (404, "not_found", "req-d")
+    assert "TEXT" not in response["body"]
+    assert "1.0.1" not in response["body"]
+    assert "no-such" not in response["body"]
+
+
+def test_health_answers_ok() -> None:
+    response = get("/v1/health")
+    assert (response["statusCode"], response["body"]) == (200, '{"status":"ok"}')
+
+
+@pytest.mark.parametrize("path", GET_PATHS)
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])
+def test_other_methods_are_405_allowing_get(path: str, method: str) -> None:
+    response = get(path, method)
+    assert (response["statusCode"], response["headers"]["Allow"]) == (405, "GET")
+    assert json.loads(response["body"])["error"]["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("path", GET_PATHS)
+def test_every_answer_carries_the_request_id_as_x_request_id(path: str) -> None:
+    assert get(path)["headers"]["X-Request-Id"] == "req-d"
+
+
+def test_openapi_is_the_committed_document_when_served_without_a_base_path() -> None:
+    """``make serve`` has no stage in its URLs: the document goes out as committed."""
+    response = get("/openapi.json", full_path="/openapi.json")
+    assert response["body"].encode() == (ROOT / "openapi.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("full_path", "server"), [("/prod/openapi.json", "/prod"), ("/api/v2/openapi.json", "/api/v2")]
+)
+def test_openapi_names_the_base_path_it_was_fetched_under(full_path: str, server: str) -> None:
+    """On the API's own domain the stage, on a custom domain the base path mapping's path: a
+    Swagger UI or Postman that loads the document by URL then calls this API."""
+    served = json.loads(get("/openapi.json", full_path=full_path)["body"])
+    committed = json.loads((ROOT / "openapi.json").read_text(encoding="utf-8"))
+    assert [entry["url"] for entry in served.pop("servers")] == [server]
+    committed.pop("servers")
+    assert served == committed
+
+
+def test_only_the_openapi_document_may_be_read_by_pages_of_other_origins() -> None:
+    """So that a Swagger UI or editor elsewhere can load it by URL; nothing else is shared."""
+    assert get("/openapi.json")["headers"]["Access-Control-Allow-Origin"] == "*"
+    for path in GET_PATHS:
+        if path != "/openapi.json":
+            assert "Access-Control-Allow-Origin" not in get(path)["headers"]
