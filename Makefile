@@ -78,7 +78,7 @@ mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmu
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
 	@ln -sfn $(abspath spec/seeds) $(MUTATE_DIR)/mutants/src/texttools/seeds  # mutmut copies no linked directory
 	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
-	@for path in pyproject.toml tests scripts benchmarks spec events template.yaml openapi.json docs README.md; do \
+	@for path in pyproject.toml tests scripts benchmarks spec events template.yaml openapi.json docs README.md LICENSE CHANGELOG.md; do \
 		ln -sfn $(abspath .)/$$path $(MUTATE_DIR)/$$path; done
 	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
 	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results

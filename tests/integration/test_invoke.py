@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,6 +66,19 @@ def test_make_invoke_writes_only_the_result_to_stdout_so_that_it_pipes_into_jq()
     usage = subprocess.run(make[:2], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120, env=SHELL)
     assert (usage.returncode, usage.stdout) == (2, "")
     assert "usage: make invoke FN=" in usage.stderr
+
+
+def test_a_handler_that_raises_exits_1_and_make_reports_2_as_docs_local_md_says(tmp_path: Path) -> None:
+    event = tmp_path / "not-a-batch.json"
+    event.write_text("{}", encoding="utf-8")
+    direct = make_invoke("BackfillFunction", str(event))
+    through_make = subprocess.run(["make", "invoke", "FN=BackfillFunction", f"EVENT={event}"], cwd=ROOT,
+                                  capture_output=True, text=True, check=False, timeout=120, env=SHELL)  # fmt: skip
+    assert (direct.returncode, through_make.returncode) == (1, 2)
+    assert json.loads(direct.stdout)["errorType"] == json.loads(through_make.stdout)["errorType"] == "KeyError"
+    page = (ROOT / "docs" / "local.md").read_text(encoding="utf-8")
+    assert "exits with status 1" in page
+    assert "its own exit status, 2" in page
 
 
 def test_a_variable_set_in_the_shell_wins_over_the_template() -> None:

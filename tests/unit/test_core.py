@@ -345,6 +345,18 @@ def test_invalid_json_says_the_line_and_column_and_never_the_text(body: str, whe
     assert raised.value.message == f"The request body is not valid JSON (at {where})."
 
 
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [("[" * 100_000 + "]" * 100_000, "it is nested too deeply"),
+     ('{"text": ' + "1" * 5_000 + "}", "a number is too long to read"),
+     ('{"text": NaN}', "NaN and Infinity are not JSON numbers")],
+)  # fmt: skip
+def test_json_python_reads_but_api_md_refuses_says_why(body: str, problem: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        PARAGRAPHS_SPLIT_TOOL.execute(body)
+    assert raised.value.message == f"The request body is not valid JSON: {problem}."
+
+
 @pytest.mark.parametrize("body", ["[]", '"text"', "1", "null"])
 def test_a_body_that_is_not_an_object_says_so(body: str) -> None:
     with pytest.raises(InvalidInput, match=r"^The request body must be a JSON object\.$") as raised:

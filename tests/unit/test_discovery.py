@@ -63,6 +63,9 @@ def test_an_unknown_id_version_or_path_is_404_without_echoing_it(path: str) -> N
     response = get(path)
     body = json.loads(response["body"])
     assert (response["statusCode"], body["error"]["code"], body["error"]["request_id"]) == (404, "not_found", "req-d")
+    descriptor_path = path.count("/") == 5 and path.startswith("/v1/tools/")
+    expected = "There is no published tool with this id and version." if descriptor_path else "There is no such route."
+    assert body["error"]["message"] == expected
     assert "TEXT" not in response["body"]
     assert "1.0.1" not in response["body"]
     assert "no-such" not in response["body"]
@@ -78,7 +81,8 @@ def test_health_answers_ok() -> None:
 def test_other_methods_are_405_allowing_get(path: str, method: str) -> None:
     response = get(path, method)
     assert (response["statusCode"], response["headers"]["Allow"]) == (405, "GET")
-    assert json.loads(response["body"])["error"]["code"] == "method_not_allowed"
+    error = json.loads(response["body"])["error"]
+    assert (error["code"], error["message"]) == ("method_not_allowed", "This route only accepts GET.")
 
 
 @pytest.mark.parametrize("path", GET_PATHS)

@@ -394,3 +394,11 @@ def test_a_tool_without_a_streaming_form_keeps_its_descriptor_s_limits() -> None
     (body,) = [example["text"] for error, example in chosen.error_examples().items() if error is OutputTooLarge]
     with pytest.raises(OutputTooLarge):
         list(chunk_contents(chosen, {}, [Content(contentBody=body)]))
+
+
+def test_a_path_of_exactly_the_bound_is_kept_and_a_cut_inside_a_character_drops_that_character() -> None:
+    exact = ["a" * (kb.MAX_PATH_BYTES - len(" > ") - 2), "é"]
+    assert kb.joined_path(exact) == " > ".join(exact)
+    assert len(" > ".join(exact).encode()) == kb.MAX_PATH_BYTES
+    # 800 bytes of 4-byte characters: the cut at 512 - 3 (the ellipsis) falls inside the 128th
+    assert kb.joined_path(["\U0001f600" * 200]) == "\U0001f600" * 127 + "\u2026"

@@ -177,6 +177,11 @@ def test_sections_are_numbered_in_order() -> None:
         ("### ###", ""),
         ("# *em* `code`", "*em* `code`"),
         ("# \u00a0nbsp\u00a0 ", "\u00a0nbsp\u00a0"),  # only spaces and tabs are removed
+        ("# \u00a0nbsp\u00a0 #", "\u00a0nbsp\u00a0"),  # before a closing sequence too
+        ("# \x0bvt\x0c #", "\x0bvt\x0c"),
+        ("# X marks X", "X marks X"),
+        ("# Title X#", "Title X#"),  # a # after another character opens no closing sequence
+        ("# Title X #", "Title X"),
         ("   # three spaces", "three spaces"),
         ("# a\0b", "a\0b"),  # U+0000 stays as it is
     ],
@@ -192,6 +197,8 @@ def test_atx_heading_content(line: str, heading: str) -> None:
         ("  Foo *bar\nbaz*\t\n====", "Foo *bar\nbaz*"),
         ("a  \n  b  \n---", "a  \nb"),  # each line's indentation off; the inner line's trailing blanks stay
         ("x\0\n===", "x\0"),
+        ("X1X\nX2X\t\n---", "X1X\nX2X"),
+        ("\u00a0a\u00a0\nb\u00a0\t\n---", "\u00a0a\u00a0\nb\u00a0"),  # only spaces and tabs are removed
     ],
 )
 def test_setext_heading_content(text: str, heading: str) -> None:

@@ -179,12 +179,16 @@ def test_an_unknown_tool_or_malformed_params_is_json_rpc_invalid_params(params: 
     status, answer = rpc("tools/call", params)
     assert (status, answer["id"], answer["error"]["code"]) == (200, 7, code)
     assert answer["error"]["data"] == {"request_id": "req-m"}
+    expected = "params must be a JSON object." if not isinstance(params, dict) else "Unknown tool"
+    assert answer["error"]["message"].startswith(expected)
 
 
 @pytest.mark.parametrize("method", ["resources/list", "prompts/get", "tools/delete", "server/discover", ""])
 def test_an_unknown_method_is_method_not_found(method: str) -> None:
     status, answer = rpc(method, {})
     assert (status, answer["id"], answer["error"]["code"]) == (200, 7, -32601)
+    assert answer["error"] | {"data": None} == {"code": -32601, "message": "Method not found.", "data": None}
+    assert answer["error"]["data"] == {"request_id": "req-m"}
 
 
 def test_ping_answers_an_empty_result() -> None:
@@ -203,8 +207,13 @@ def refusal(response: dict[str, Any]) -> tuple[int, Any, int, Any]:
 
 @pytest.mark.parametrize("body", ["{", '{"jsonrpc": "2.0", "id": 1, "method": "ping"', "NaN", b"\xff\xfe"])
 def test_malformed_json_is_a_parse_error_with_400_and_a_null_id(body: str | bytes) -> None:
-    raw = send(body) if isinstance(body, str) else invoke(HANDLER, api_event("POST", "/mcp", body, JSON_HEADERS))
-    assert refusal(raw)[:3] == (400, None, -32700)
+    raw = (
+        send(body)
+        if isinstance(body, str)
+        else invoke(HANDLER, api_event("POST", "/mcp", body, JSON_HEADERS, request_id="req-m"))
+    )
+    assert refusal(raw) == (400, None, -32700, "req-m")
+    assert json.loads(raw["body"])["error"]["message"].startswith("The request body is not valid")
 
 
 @pytest.mark.parametrize(
@@ -225,7 +234,17 @@ def test_malformed_json_is_a_parse_error_with_400_and_a_null_id(body: str | byte
     ],
 )
 def test_what_is_not_one_json_rpc_request_is_invalid_request_with_400(message: Any) -> None:
-    assert refusal(send(json.dumps(message))) == (400, None, -32600, "req-m")
+    response = send(json.dumps(message))
+    assert refusal(response) == (400, None, -32600, "req-m")
+    said = json.loads(response["body"])["error"]["message"]
+    assert ("batches are not supported" in said) == isinstance(message, list)
+    assert "JSON-RPC" in said
+
+
+def test_a_message_with_a_method_and_a_result_is_a_request_not_a_response() -> None:
+    assert rpc("ping", rpc_id=3) == (200, {"jsonrpc": "2.0", "id": 3, "result": {}})
+    response = send('{"jsonrpc": "2.0", "id": 3, "method": "ping", "result": {}}')
+    assert json.loads(response["body"]) == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 
 def test_an_id_holding_a_lone_surrogate_is_invalid_request() -> None:
@@ -240,7 +259,8 @@ def test_a_supported_protocol_version_header_is_accepted(version: str) -> None:
 @pytest.mark.parametrize("version", ["2025-03-26", "2024-11-05", "2026-07-28", "latest", ""])
 def test_an_unsupported_protocol_version_header_is_400(version: str) -> None:
     response = send('{"jsonrpc": "2.0", "id": 1, "method": "ping"}', {**JSON_HEADERS, "mcp-protocol-version": version})
-    assert refusal(response)[:3] == (400, None, -32600)
+    assert refusal(response) == (400, None, -32600, "req-m")
+    assert "2025-06-18 and 2025-11-25" in json.loads(response["body"])["error"]["message"]
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE", "PUT", "PATCH"])
@@ -263,8 +283,13 @@ def test_a_base64_body_is_decoded_first() -> None:
 
 
 def test_a_body_larger_than_any_valid_call_is_413_before_parsing() -> None:
-    response = send(" " * (mcp.max_body_bytes() + 1))
-    assert (response["statusCode"], json.loads(response["body"])["error"]["code"]) == (413, "input_too_large")
+    ping = '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    at_limit = ping + " " * (mcp.max_body_bytes() - len(ping))
+    assert json.loads(send(at_limit)["body"])["result"] == {}
+    response = send(at_limit + " ")
+    error = json.loads(response["body"])["error"]
+    assert (response["statusCode"], error["code"]) == (413, "input_too_large")
+    assert error["message"] == "The request body is larger than any valid request to these tools."
 
 
 def test_an_unexpected_failure_is_internal_error_with_500_leaking_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -274,6 +299,7 @@ def test_an_unexpected_failure_is_internal_error_with_500_leaking_nothing(monkey
     monkeypatch.setitem(mcp.METHODS, "ping", broken)
     response = send('{"jsonrpc": "2.0", "id": 9, "method": "ping"}')
     assert refusal(response) == (500, 9, -32603, "req-m")
+    assert json.loads(response["body"])["error"]["message"] == "The service failed unexpectedly."
     assert "secret" not in response["body"]
     assert "RuntimeError" not in response["body"]
 
@@ -281,3 +307,33 @@ def test_an_unexpected_failure_is_internal_error_with_500_leaking_nothing(monkey
 def test_every_answer_carries_the_request_id() -> None:
     for response in (send('{"jsonrpc": "2.0", "id": 1, "method": "ping"}'), send("{"), send("", {}, "GET")):
         assert response["headers"]["X-Request-Id"] == "req-m"
+
+
+def test_a_call_without_arguments_is_a_call_with_no_arguments() -> None:
+    """Omitted ``arguments`` are ``{}``: the tool says which fields are missing."""
+    status, answer = rpc("tools/call", {"name": "text-delimiter-chunk"})
+    details = answer["result"]["structuredContent"]["error"]["details"]
+    assert status == 200
+    assert [d["field"] for d in details] == ["text", "delimiter"]
+
+
+def test_each_answer_is_logged_and_counted_with_its_outcome(log_lines: Any) -> None:
+    """``ok``, the tool's error code for an isError result, ``jsonrpc_error`` for the protocol's."""
+    log_lines()
+    rpc("initialize", {})
+    rpc("ping")
+    rpc("tools/list")
+    send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    rpc("tools/call", {"name": "text-delimiter-chunk", "arguments": {"text": "a", "delimiter": ","}})
+    rpc("tools/call", {"name": "text-delimiter-chunk", "arguments": {}})
+    rpc("tools/call", {"name": "nope"})
+    rpc("no/such")
+    send("{")
+    send("[]")
+    send('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": 5}')
+    lines = [json.loads(line) for line in log_lines() if line.startswith("{")]
+    answered = [line["code"] for line in lines if line.get("message") == "request answered"]
+    counted = [name for line in lines if "_aws" in line for name in line["_aws"]["CloudWatchMetrics"][0]["Metrics"]]
+    expected = ["ok"] * 5 + ["invalid_input"] + ["jsonrpc_error"] * 5
+    assert answered == expected
+    assert [metric["Name"] for metric in counted] == expected
