@@ -7,7 +7,9 @@ The layer's and the functions' source go on ``sys.path`` here, as ``make`` puts 
 import sys
 from pathlib import Path
 
-for _source in ("src/handlers", "src/core"):
-    _path = str(Path(__file__).resolve().parent.parent / _source)
+SOURCE_DIRS = tuple(str(Path(__file__).resolve().parent.parent / part) for part in ("src/core", "src/handlers"))
+"""The layer's and the functions' source, as ``make`` puts them on ``PYTHONPATH``."""
+
+for _path in reversed(SOURCE_DIRS):
     if _path not in sys.path:
         sys.path.insert(0, _path)

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from api_adapter import check_media_type
+from scripts.sample_events import oversize_input
 from scripts.template import ROOT
 from texttools.catalog import LISTED_FIELDS, SERVICE_VERSION, tool_list
 from texttools.errors import (
@@ -180,9 +181,7 @@ def answered(call: Callable[[], object]) -> dict[str, Any]:
 
 def tool_error_examples(tool: Tool) -> dict[str, dict[str, Any]]:
     """One example body per error an execute route answers, by code, each from a failing input."""
-    seed = tool.descriptor.data
-    field, limit = min(tool.byte_limits.items(), key=lambda item: item[1])
-    oversize = json.dumps({**seed["examples"][0]["input"], field: "x" * (limit + 1)})
+    oversize = json.dumps(oversize_input(tool))
     examples = {
         "invalid_input": answered(lambda: tool.execute(json.dumps({"unknown_field": 1}))),
         "input_too_large": answered(lambda: tool.execute(oversize)),

@@ -190,14 +190,19 @@ def tool_samples(tool: Tool) -> list[Sample]:
             "method_not_allowed",
         )
     )
-    # The string with the smallest byte limit, one byte over it (the others as small as they may be).
-    field, limit = min(tool.byte_limits.items(), key=lambda item: item[1])
-    oversize = {**seed["examples"][0]["input"], field: "x" * (limit + 1)}
+    oversize = oversize_input(tool)
     found.append(Sample(function, "oversize", _event(tool, "oversize", _json(oversize)), 413, "input_too_large"))
     for error, example in tool.error_examples().items():
         case = error.code.replace("_", "-")
         found.append(Sample(function, case, _event(tool, case, _json(example)), error.status, error.code))
     return found
+
+
+def oversize_input(tool: Tool) -> dict[str, Any]:
+    """The tool's first descriptor example with its string of the smallest byte limit one byte over
+    that limit: an input refused as ``input_too_large`` (the sample events and the OpenAPI document)."""
+    field, limit = min(tool.byte_limits.items(), key=lambda item: item[1])
+    return {**tool.descriptor.data["examples"][0]["input"], field: "x" * (limit + 1)}
 
 
 def _s3_sample(case: str, keys: list[str], outputs: dict[str, str], oversize: str | None = None) -> Sample:

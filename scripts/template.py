@@ -12,11 +12,12 @@ from typing import Any
 
 import yaml
 
+from scripts import SOURCE_DIRS
 from scripts.lambda_events import LOCAL_ACCOUNT_ID, LOCAL_REGION, Handler
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
-SOURCE_PYTHONPATH = os.pathsep.join(str(ROOT / part) for part in ("src/core", "src/handlers"))
+SOURCE_PYTHONPATH = os.pathsep.join(SOURCE_DIRS)
 """``PYTHONPATH`` for a fresh interpreter that runs the layer's and the functions' source: the
 Makefile exports the same, but tests and the bench may be run without ``make``."""
 
