@@ -20,7 +20,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill kb-batches build openapi events bench bench-backfill clean
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill kb-batches build deploy remove-bucket openapi events bench bench-backfill clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -111,6 +111,13 @@ events: $(STAMP) ## Regenerate the sample events under events/
 
 build: $(STAMP) ## sam build for this machine's architecture (no Docker)
 	sam build --parameter-overrides Architecture=$(HOST_ARCH)
+
+deploy: $(STAMP) ## sam build, then sam deploy --guided the first time (samconfig.toml keeps the answers), plain sam deploy after
+	sam build
+	@if grep -q '^parameter_overrides\|^region' samconfig.toml; then sam deploy; else sam deploy --guided; fi
+
+remove-bucket: $(STAMP) ## Empty (every version) and delete a bucket that sam delete left: make remove-bucket BUCKET=<name>
+	python -m scripts.remove_bucket "$(BUCKET)"
 
 clean: ## Remove build outputs, mutation results and caches (keeps the venvs)
 	rm -rf .aws-sam build .pytest_cache .mypy_cache .ruff_cache .hypothesis

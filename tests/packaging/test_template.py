@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -269,11 +270,59 @@ def test_chunks_format_and_max_document_bytes_are_parameters_sized_for_the_timeo
     assert CHUNKER["Timeout"] == 900  # Lambda's longest
 
 
-def test_incomplete_multipart_uploads_are_aborted_after_a_day() -> None:
-    """A chunker stopped mid-document cannot abort its upload: the bucket's lifecycle does."""
-    (rule,) = BUCKET["LifecycleConfiguration"]["Rules"]
-    assert rule == {"Id": "AbortIncompleteMultipartUploads", "Status": "Enabled",
-                    "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}  # fmt: skip
+def lifecycle_rules(**parameters: str) -> dict[str, dict[str, Any]]:
+    """The documents bucket's lifecycle rules as deployed with these parameters, by Id."""
+    bucket = deployed(**parameters)["Resources"]["DocumentsBucket"]["Properties"]
+    rules = bucket["LifecycleConfiguration"]["Rules"]
+    assert len({rule["Id"] for rule in rules}) == len(rules)
+    return {rule["Id"]: rule for rule in rules}
+
+
+def noncurrent_expiry(prefix: str, days: int) -> dict[str, Any]:
+    return {"Status": "Enabled", "Prefix": prefix, "NoncurrentVersionExpiration": {"NoncurrentDays": str(days)}}
+
+
+@pytest.mark.parametrize(
+    ("outputs", "documents"), [(None, None), ("1", "1"), ("3", "forever"), ("9999", "9999"), ("14", "365")]
+)
+def test_old_versions_expire_and_current_objects_stay(outputs: str | None, documents: str | None) -> None:
+    """issue 46: old outputs (and reports) expire after OutputVersionsRetentionDays (7 by default),
+    old documents after DocumentVersionsRetentionDays (30; ``forever`` keeps them), expired delete
+    markers go, unfinished uploads are aborted after a day; no rule ever expires a current object."""
+    given = {name: value for name, value in (("OutputVersionsRetentionDays", outputs),
+             ("DocumentVersionsRetentionDays", documents)) if value is not None}  # fmt: skip
+    rules = lifecycle_rules(**given)
+    output_days, document_days = int(outputs or 7), documents or "30"
+    expected = {
+        "AbortIncompleteMultipartUploads": {
+            "Status": "Enabled", "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}
+        },
+        "ExpireOldChunks": noncurrent_expiry("chunks/", output_days),
+        "ExpireOldErrors": noncurrent_expiry("errors/", output_days),
+        "ExpireOldBackfillReports": noncurrent_expiry("backfill-reports/", output_days),
+        "RemoveExpiredDeleteMarkers": {"Status": "Enabled", "ExpiredObjectDeleteMarker": True},
+    }  # fmt: skip
+    if document_days != "forever":
+        expected["ExpireOldDocuments"] = noncurrent_expiry("incoming/", int(document_days))
+    assert rules == {rule_id: {"Id": rule_id, **rule} for rule_id, rule in expected.items()}
+    assert not any("Expiration" in rule or "ExpirationInDays" in rule for rule in rules.values())
+
+
+RETENTION_PARAMETERS = {"OutputVersionsRetentionDays": "7", "DocumentVersionsRetentionDays": "30"}
+
+
+@pytest.mark.parametrize("name", RETENTION_PARAMETERS)
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "", " 7", "007", "10000", "never", "Forever", "1e3"])
+def test_a_retention_that_would_make_an_invalid_rule_is_refused_by_the_parameter(name: str, value: str) -> None:
+    """S3 takes a whole number of days from 1 up: CloudFormation refuses anything else before it
+    touches the bucket (AllowedPattern is matched whole)."""
+    parameter = TEMPLATE["Parameters"][name]
+    assert parameter["Default"] == RETENTION_PARAMETERS[name]
+    assert re.fullmatch(parameter["AllowedPattern"], parameter["Default"])
+    assert re.fullmatch(parameter["AllowedPattern"], "1")
+    assert re.fullmatch(parameter["AllowedPattern"], "9999")
+    assert not re.fullmatch(parameter["AllowedPattern"], value)
+    assert bool(re.fullmatch(parameter["AllowedPattern"], "forever")) == (name == "DocumentVersionsRetentionDays")
 
 
 CHUNKER = RESOURCES["ChunkDocumentFunction"]["Properties"]
@@ -300,6 +349,12 @@ def test_bucket_is_encrypted_private_versioned_and_tls_only() -> None:
     assert len(BUCKET["PublicAccessBlockConfiguration"]) == 4
     assert BUCKET["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}  # ACLs off
     assert BUCKET["VersioningConfiguration"] == {"Status": "Enabled"}
+    # Users' documents outlive the stack (docs/operations.md, "Remove the stack").
+    assert (
+        RESOURCES["DocumentsBucket"]["DeletionPolicy"]
+        == RESOURCES["DocumentsBucket"]["UpdateReplacePolicy"]
+        == "Retain"
+    )
     (statement,) = RESOURCES["DocumentsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
     assert statement["Effect"] == "Deny"
     assert statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
