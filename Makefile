@@ -20,12 +20,14 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill kb-batches build deploy remove-bucket openapi events bench bench-backfill clean
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 $(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/core/constraints.txt
+	@command -v $(PYTHON) >/dev/null || [ -x $(VENV)/bin/python ] || { echo "$(PYTHON) not found: install Python 3.13 \
+	(pyenv install 3.13, or your system's package), or name it: make $(MAKECMDGOALS) PYTHON=/path/to/python3.13" >&2; exit 2; }
 	@if [ -x $(VENV)/bin/python ] && ! $(VENV)/bin/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))'; then \
 		echo "$(VENV) is not Python 3.13: recreating it" >&2; rm -rf $(VENV); fi
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
@@ -94,8 +96,8 @@ invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVE
 backfill: $(STAMP) ## The backfill of make serve's bucket (or AWS_ENDPOINT_URL's): PREFIX=incoming/..., CHUNKS_FORMAT=
 	$(if $(CHUNKS_FORMAT),CHUNKS_FORMAT=$(CHUNKS_FORMAT)) python -m scripts.backfill $(if $(PREFIX),--prefix $(PREFIX))
 
-kb-batches: $(STAMP) ## The Knowledge Base sample events' batch files, into make serve's S3 (or AWS_ENDPOINT_URL's)
-	@python -m scripts.kb_batches
+sample-documents: $(STAMP) ## The objects the document functions' sample events name, into make serve's S3 (or AWS_ENDPOINT_URL's)
+	@python -m scripts.sample_documents
 
 bench: $(STAMP) ## Speed, cold start, memory and scaling, side by side (writes build/bench/results.json)
 	python -m benchmarks.bench

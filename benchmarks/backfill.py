@@ -19,7 +19,7 @@ from scripts.backfill import Plan, run
 from scripts.lambda_events import LOCAL_REGION
 from scripts.s3_target import CREDENTIALS
 from scripts.template import load_template, parameter_defaults
-from texttools.documents import JSON, JSONL, Source, chunk_document, document_lines
+from texttools.documents import JSON, JSONL, Defaults, Source, chunk_document, document_lines
 
 SMALL, LARGE = 10_000, 100
 
@@ -35,14 +35,15 @@ def corpus() -> dict[str, bytes]:
 
 def chunking_seconds(documents: dict[str, bytes], chunks_format: str) -> float:
     """The chunking alone: each document's output made in this process, no S3."""
-    defaults = {"tool": parameter_defaults(load_template())["DefaultTool"]}
+    template = parameter_defaults(load_template())
+    defaults = Defaults(template["DefaultTool"], template["DefaultParameters"])
     started = time.perf_counter()
     for key, body in documents.items():
         source = Source("bucket", key, None, "etag", len(body))
         if chunks_format == JSON:
-            chunk_document(source, body, defaults)
+            chunk_document(source, body, {}, defaults)
         else:
-            sum(map(len, document_lines(source, [body], defaults)))
+            sum(map(len, document_lines(source, [body], {}, defaults)))
     return time.perf_counter() - started
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.workloads import MARKERS, mixed_document, parameters, takes_markers
 from scripts.template import ROOT
-from texttools.documents import Source, document_lines, encode_lines, output_lines
+from texttools.documents import Defaults, Source, document_lines, encode_lines, output_lines
 from texttools.registry import tools
 from texttools.tool import Tool
 
@@ -56,7 +56,7 @@ def pieces(data: bytes) -> Iterator[bytes]:
 
 def streamed(tool: Tool, data: bytes) -> Callable[[], int]:
     source, metadata = Source("bucket", "incoming/bench", None, "etag", len(data)), metadata_for(tool)
-    return lambda: sum(map(len, document_lines(source, pieces(data), metadata)))
+    return lambda: sum(map(len, document_lines(source, pieces(data), metadata, Defaults())))
 
 
 def in_memory(tool: Tool, data: bytes) -> Callable[[], int]:
@@ -76,7 +76,7 @@ def floor(tool: Tool, data: bytes) -> Callable[[], int]:
     """``bytes.decode``, one C-speed scan, and the lines' encoding, handed the objects ready-made."""
     params = parameters(tool)
     source = Source("bucket", "incoming/bench", None, "etag", len(data))
-    lines = b"".join(document_lines(source, [data], metadata_for(tool))).splitlines()
+    lines = b"".join(document_lines(source, [data], metadata_for(tool), Defaults())).splitlines()
     ready = [json.loads(line) for line in lines[1:-1]]  # the chunk lines, between the first and the last
 
     def scan(text: str) -> int:
@@ -173,7 +173,7 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
 
     s3 = StandInS3()
     source = Source("bucket", "incoming/large", "v1", "etag", count * len(block))
-    settings = s3_documents.Settings(JSONL, LARGE_DOCUMENT * 2, {})
+    settings = s3_documents.Settings(JSONL, LARGE_DOCUMENT * 2)
     started = time.perf_counter()
     outcome = s3_documents.chunk_object(s3, source, settings)
     assert outcome.code == "ok", outcome

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts.s3_target import S3Target
+from scripts.s3_target import CHUNKS_FORMAT_TAG, S3Target
 from scripts.template import ROOT, documents_bucket, functions, load_template, parameter_defaults
 
 FUNCTION = "BackfillFunction"
@@ -165,6 +165,22 @@ def run(
     return progress
 
 
+def chunks_format_of(s3: Any, bucket: str, given: str | None) -> tuple[str, str]:
+    """The ``ChunksFormat`` to write, and why: ``CHUNKS_FORMAT`` if the shell sets it, else the one
+    ``make serve`` runs with (its bucket's tag), else the template's default. A backfill in another
+    format than the event flow's would replace every output with the other format's."""
+    if given:
+        return given, "CHUNKS_FORMAT"
+    try:
+        tags = s3.get_bucket_tagging(Bucket=bucket)["TagSet"]
+    except s3.exceptions.ClientError:  # no tags: not make serve's bucket
+        tags = []
+    served = [tag["Value"] for tag in tags if tag["Key"] == CHUNKS_FORMAT_TAG]
+    if served:
+        return served[0], "make serve's; CHUNKS_FORMAT= chooses"
+    return functions()[FUNCTION].environment["CHUNKS_FORMAT"], "the template's default; CHUNKS_FORMAT= chooses"
+
+
 def main() -> int:
     plan = Plan.from_template()
     parser = argparse.ArgumentParser(description=__doc__)
@@ -176,14 +192,16 @@ def main() -> int:
     if not args.prefix.startswith(required):
         parser.error(f"the prefix must start with {required}, as the state machine's input must")
     target = S3Target.from_environment()
+    s3 = target.client()
     # The function's template environment, with what this shell sets of it (CHUNKS_FORMAT=jsonl, ...).
     chosen = {name: os.environ[name] for name in functions()[FUNCTION].environment if name in os.environ}
-    environment = {**chosen, **target.environment,
+    chunks_format, why = chunks_format_of(s3, plan.bucket, chosen.get("CHUNKS_FORMAT"))
+    environment = {**chosen, **target.environment, "CHUNKS_FORMAT": chunks_format,
                    "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
                    "POWERTOOLS_METRICS_DISABLED": "true"}  # fmt: skip
-    s3 = target.client()
-    print(f"Backfill of s3://{plan.bucket}/{args.prefix} at {environment['AWS_ENDPOINT_URL']}: batches of "
-          f"{plan.batch_keys} keys, {args.concurrency} at once", flush=True)  # fmt: skip
+    print(f"Backfill of s3://{plan.bucket}/{args.prefix} in ChunksFormat {chunks_format} ({why}) at "
+          f"{environment['AWS_ENDPOINT_URL']}: batches of {plan.batch_keys} keys, {args.concurrency} at once",
+          flush=True)  # fmt: skip
     progress = run(s3, args.prefix, plan, args.concurrency, environment)
     print(f"done: {progress.line()} in {time.monotonic() - progress.started:.1f} s; "
           f"{progress.failed_batches} batches failed after their retries")  # fmt: skip

@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from scripts.lambda_events import LocalContext
+from scripts.sample_events import CHUNK_FUNCTION
 from scripts.template import functions
+
+OBJECT_MISSING = 3
+"""The exit status when the document chunker found an event's object gone: nothing was written."""
 
 
 def main() -> int:
@@ -47,6 +51,11 @@ def main() -> int:
         except Exception as error:  # what Lambda answers an invocation whose handler raised
             status, result = 1, lambda_error(error, context.aws_request_id)
     print(json.dumps(result, ensure_ascii=False, indent=2))
+    if args.function == CHUNK_FUNCTION and status == 0 and result["outcomes"].get("gone"):
+        print(f"{result['outcomes']['gone']} of the event's objects are not in the bucket (or no longer match its ETag "
+              "or version), so nothing was written for them; `make sample-documents` puts the sample events' "
+              "objects into make serve's S3.", file=sys.stderr)  # fmt: skip
+        return OBJECT_MISSING
     return status
 
 

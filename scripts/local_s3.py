@@ -19,7 +19,7 @@ from moto.server import ThreadedMotoServer
 
 from scripts.lambda_events import LOCAL_REGION
 from scripts.local_functions import FunctionWorker, InvocationError
-from scripts.s3_target import CREDENTIALS
+from scripts.s3_target import CHUNKS_FORMAT_TAG, CREDENTIALS
 from scripts.template import documents_bucket, functions, load_template, parameter_defaults
 
 
@@ -71,6 +71,9 @@ class LocalS3Flow:
         )
         self.worker = FunctionWorker(chunker, {**(environment or {}), **CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint})
         self.chunks_format = self.worker.environment["CHUNKS_FORMAT"]
+        # make backfill reads it here, so that it writes what this flow writes (one output a document).
+        tags = [{"Key": CHUNKS_FORMAT_TAG, "Value": self.chunks_format}]
+        self.s3.put_bucket_tagging(Bucket=self.bucket, Tagging={"TagSet": tags})
         self._stopping = threading.Event()
         self._poller = threading.Thread(target=self._deliver, daemon=True, name="s3-events")
         self._poller.start()
@@ -101,8 +104,13 @@ class LocalS3Flow:
 
     def _invoke_with_retries(self, event: dict[str, Any]) -> None:
         for attempt in range(1, self.attempts + 1):
+            started = time.perf_counter()
             try:
-                self.worker.invoke(event)
+                answer = self.worker.invoke(event)
+                elapsed = (time.perf_counter() - started) * 1000
+                for document in answer["documents"]:  # one line a document, as the API's a request
+                    written = document["output"] or "nothing written"
+                    print(f"S3 {document['key']} {document['outcome']} -> {written} {elapsed:.1f}ms", flush=True)
                 return
             except InvocationError:
                 print(f"S3 event: attempt {attempt} of {self.attempts} failed", flush=True)

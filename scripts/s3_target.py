@@ -1,4 +1,4 @@
-"""Which S3 the local commands (``make backfill``, ``make kb-batches``) talk to: ``make serve``'s
+"""Which S3 the local commands (``make backfill``, ``make sample-documents``) talk to: ``make serve``'s
 embedded one, or whatever endpoint ``AWS_ENDPOINT_URL`` names, with the SDK's own credentials."""
 
 import os
@@ -10,6 +10,8 @@ from scripts.lambda_events import LOCAL_REGION
 MAKE_SERVE_S3 = "http://127.0.0.1:5000"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": LOCAL_REGION}
 """What ``make serve``'s S3 takes (any value would do)."""
+CHUNKS_FORMAT_TAG = "text-tools:chunks-format"
+"""The bucket tag by which ``make serve`` tells ``make backfill`` the ``ChunksFormat`` it runs with."""
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,10 @@ SAMPLE_DOCUMENTS = {
     "incoming/a+b 100% ünïcode.txt": b"one\n\ntwo",
     "incoming/folder/": b"",
     "elsewhere/outside.txt": b"not a document",
+    "incoming/huge.txt": b"Stands in for a document over every size limit: its event and listing say so.\n",
 }
+OVERSIZE_KEY = "incoming/huge.txt"
+"""Its event and listing give a size over every limit, so it is refused from that size, unread."""
 
 
 @dataclass(frozen=True)
@@ -205,14 +208,11 @@ def oversize_input(tool: Tool) -> dict[str, Any]:
     return {**tool.descriptor.data["examples"][0]["input"], field: "x" * (limit + 1)}
 
 
-def _s3_sample(case: str, keys: list[str], outputs: dict[str, str], oversize: str | None = None) -> Sample:
+def _s3_sample(case: str, keys: list[str], outputs: dict[str, str]) -> Sample:
     documents = {key: SAMPLE_DOCUMENTS[key] for key in keys}
     objects: list[tuple[str, int, str, str | None]] = [
-        (key, len(body), hashlib.md5(body).hexdigest(), None)  # noqa: S324 (S3's ETag is an MD5)
-        for key, body in documents.items()
+        (key, listed_size(key), etag(body), None) for key, body in documents.items()
     ]
-    if oversize:  # larger than any tool takes (json) and than MaxDocumentBytes (jsonl): refused in both
-        objects.append((oversize, int(parameter_defaults(_TEMPLATE)["MaxDocumentBytes"]) + 1, "0" * 32, None))
     return Sample(CHUNK_FUNCTION, case, s3_event(SAMPLE_BUCKET, objects), documents=documents, outputs=outputs)
 
 
@@ -224,8 +224,20 @@ def s3_samples() -> list[Sample]:
             ["incoming/report.txt", "incoming/not-utf8.txt"],
             {"chunks/report.txt.json": "ok", "errors/not-utf8.txt.json": "invalid_input"},
         ),
-        _s3_sample("oversize", [], {"errors/huge.txt.json": "input_too_large"}, oversize="incoming/huge.txt"),
+        _s3_sample("oversize", [OVERSIZE_KEY], {"errors/huge.txt.json": "input_too_large"}),
     ]
+
+
+def etag(body: bytes) -> str:
+    return hashlib.md5(body).hexdigest()  # noqa: S324 (S3's ETag of a single-part upload is its MD5)
+
+
+def listed_size(key: str) -> int:
+    """A sample document's size as its event or listing gives it: the stand-in for an oversize one
+    is larger than any tool takes (json) and than MaxDocumentBytes (jsonl), so refused in both."""
+    if key == OVERSIZE_KEY:
+        return int(parameter_defaults(_TEMPLATE)["MaxDocumentBytes"]) + 1
+    return len(SAMPLE_DOCUMENTS[key])
 
 
 def backfill_samples() -> list[Sample]:
@@ -233,12 +245,12 @@ def backfill_samples() -> list[Sample]:
     non-ASCII), a bad one among them, a folder placeholder, a key outside ``incoming/``, an
     object gone since the listing and one over every size limit."""
     keys = ["incoming/report.txt", "incoming/a+b 100% ünïcode.txt", "incoming/not-utf8.txt",
-            "incoming/meeting notes/café menu.md", "incoming/folder/", "elsewhere/outside.txt"]  # fmt: skip
+            "incoming/meeting notes/café menu.md", "incoming/folder/", "elsewhere/outside.txt",
+            OVERSIZE_KEY]  # fmt: skip
     documents = {key: SAMPLE_DOCUMENTS[key] for key in keys}
-    listed_at, oversize = 1_767_225_600.0, int(parameter_defaults(_TEMPLATE)["MaxDocumentBytes"]) + 1
-    listed = [(key, len(body), hashlib.md5(body).hexdigest(), listed_at) for key, body in documents.items()]  # noqa: S324
-    listed += [("incoming/gone.txt", 3, "0" * 32, listed_at)]  # deleted since the listing
-    listed += [("incoming/huge.txt", oversize, "0" * 32, listed_at)]
+    listed_at = 1_767_225_600.0
+    listed = [(key, listed_size(key), etag(body), listed_at) for key, body in documents.items()]
+    listed.insert(-1, ("incoming/gone.txt", 3, "0" * 32, listed_at))  # deleted since the listing
     outputs = {
         "chunks/report.txt.json": "ok",
         "chunks/a+b 100% ünïcode.txt.json": "ok",

@@ -117,24 +117,30 @@ def make_api_handler(tool_id: str) -> LambdaHandler:
 
     def execute(event: Mapping[str, Any]) -> Reply:
         check_route(event, tool.execute_url, "POST")
-        body = request_body(
-            header(event, "content-type"), event.get("body"), bool(event.get("isBase64Encoded")), tool.max_body_bytes
-        )
-        return Reply(tool.execute(body))
+        try:
+            body = request_body(
+                header(event, "content-type"),
+                event.get("body"),
+                bool(event.get("isBase64Encoded")),
+                tool.max_body_bytes,
+            )
+            return Reply(tool.execute(body))
+        except ToolError as error:
+            raise tool.pointing_to_documents(error) from None
 
     return make_handler(execute, ("tool", tool.id))
 
 
-def check_route(event: Mapping[str, Any], path: str | re.Pattern[str], method: str) -> re.Match[str] | None:
+def check_route(event: Mapping[str, Any], path: str | re.Pattern[str], *methods: str) -> re.Match[str] | None:
     """``NotFound`` unless the event's path is ``path`` (a pattern's full match), then
-    ``MethodNotAllowed`` unless its method is ``method``. API Gateway sends a route's path (with any
-    trailing slashes) to its function by any method (each route also has an ANY method)."""
+    ``MethodNotAllowed`` unless its method is one of ``methods``. API Gateway sends a route's path
+    (with any trailing slashes) to its function by any method (each route also has an ANY method)."""
     requested = str(event.get("path") or "").rstrip("/") or "/"
     found = path.fullmatch(requested) if isinstance(path, re.Pattern) else None
     if found is None and requested != path:
         raise NotFound()
-    if str(event.get("httpMethod") or "").upper() != method:
-        raise MethodNotAllowed(method)
+    if str(event.get("httpMethod") or "").upper() not in methods:
+        raise MethodNotAllowed(", ".join(methods))
     return found
 
 

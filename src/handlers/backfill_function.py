@@ -31,8 +31,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     def listed_source(item: dict[str, Any]) -> Source:
         return Source(bucket, item["Key"], None, item["Etag"].strip('"'), int(item["Size"]))
 
-    outcomes = chunk_each(s3, items, listed_source, Settings.from_environment(), logger, metrics)
-    return {"documents": len(items), "outcomes": outcomes}
+    report = chunk_each(s3, items, listed_source, Settings.from_environment(), logger, metrics)
+    return {"documents": len(items), "outcomes": report.counts}
 
 
 # The end of the function's init: boto3's objects live as long as the process, so a full garbage

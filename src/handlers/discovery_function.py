@@ -27,9 +27,9 @@ def serve(event: Mapping[str, Any]) -> Reply:
     if path == "/v1/tools":
         check_route(event, path, "GET")
         return Reply(encode_json(tool_list()))
-    if path == "/v1/health":
-        check_route(event, path, "GET")
-        return Reply(HEALTHY)
+    if path == "/v1/health":  # HEAD too, for load balancers' probes (API.md): the same answer, no body
+        check_route(event, path, "GET", "HEAD")
+        return Reply(HEALTHY if str(event.get("httpMethod")).upper() == "GET" else b"")
     if path == "/openapi.json":
         check_route(event, path, "GET")
         return Reply(openapi(base_path(event)), headers=ANY_ORIGIN)

@@ -10,7 +10,6 @@ batches, if any were written, are deleted.
 
 import gc
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import boto3
@@ -20,6 +19,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
 from s3_documents import Settings
+from texttools.documents import Defaults
 from texttools.errors import InvalidInput, ToolError
 from texttools.knowledge_base import (
     ContentBatch,
@@ -54,7 +54,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     return TransformationResult(outputFiles=answered).answer()
 
 
-def chunk_file(bucket: str, prefix: str, file: InputFile, defaults: Mapping[str, str]) -> OutputFile:
+def chunk_file(bucket: str, prefix: str, file: InputFile, defaults: Defaults) -> OutputFile:
     """One input file's output batches, written under ``prefix`` in a folder of the file's own."""
     folder = f"{prefix}{batch_folder(file)}/"
     written: list[ContentBatch] = []

@@ -13,7 +13,7 @@ uploads of a function that was stopped).
 import contextlib
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
@@ -25,6 +25,7 @@ from failure_location import failure_location
 from texttools.documents import (
     JSON,
     JSONL,
+    Defaults,
     Output,
     Source,
     chunk_document,
@@ -32,7 +33,8 @@ from texttools.documents import (
     error_output,
     is_document_key,
     output_key,
-    refused_unread,
+    output_keys,
+    oversize,
 )
 from texttools.errors import OutputTooLarge, ToolError
 
@@ -45,7 +47,6 @@ PART_BYTES = 5 << 20
 MAX_PARTS = 10_000
 """S3's most parts in one upload: a ``jsonl`` output over 10 000 parts (48.8 GiB) is
 ``output_too_large``."""
-DEFAULT_METADATA_ENV = {"tool": "DEFAULT_TOOL", "delimiter": "DEFAULT_DELIMITER", "max-splits": "DEFAULT_MAX_SPLITS"}
 JSON_TYPE, JSONL_TYPE = "application/json", "application/x-ndjson"
 
 
@@ -60,12 +61,12 @@ class Settings:
 
     chunks_format: str = JSON
     max_document_bytes: int = 0
-    defaults: Mapping[str, str] = field(default_factory=dict)
-    """Metadata that a document's own user metadata overrides: the default tool and parameters."""
+    defaults: Defaults = field(default_factory=Defaults)
+    """What a document's own user metadata overrides: ``DefaultTool`` and ``DefaultParameters``."""
 
     @classmethod
     def from_environment(cls) -> "Settings":
-        defaults = {name: os.environ[var] for name, var in DEFAULT_METADATA_ENV.items() if os.environ.get(var)}
+        defaults = Defaults(os.environ.get("DEFAULT_TOOL") or None, os.environ.get("DEFAULT_PARAMETERS") or "{}")
         chunks_format = os.environ.get("CHUNKS_FORMAT") or JSON
         return cls(chunks_format, int(os.environ.get("MAX_DOCUMENT_BYTES") or 0), defaults)
 
@@ -73,10 +74,11 @@ class Settings:
 @dataclass(frozen=True)
 class Outcome:
     """What became of one object: ``ok``, the document's error code, ``skipped`` (not a document)
-    or ``gone`` (deleted or replaced before it was read), and the bytes written for it."""
+    or ``gone`` (deleted or replaced before it was read), and the object written for it."""
 
     code: str
     output_bytes: int = 0
+    output_key: str | None = None
 
     def log(self, logger: Any) -> None:
         """The one log line of a document (sizes and codes, never its text)."""
@@ -88,20 +90,32 @@ class Outcome:
             logger.info("document chunked", outcome=self.code, output_bytes=self.output_bytes)
 
 
+@dataclass(frozen=True)
+class Report:
+    """What became of each item: its key, outcome code and output key (``None``: nothing written)."""
+
+    documents: list[tuple[str, str, str | None]]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(code for _, code, _ in self.documents))
+
+
 def chunk_each[Item](
     s3: Any, items: Sequence[Item], source_of: Callable[[Item], Source], settings: Settings, logger: Any, metrics: Any
-) -> dict[str, int]:
-    """Every item's document through ``chunk_object``, counted by outcome (a log line each, and one
+) -> Report:
+    """Every item's document through ``chunk_object``, reported by outcome (a log line each, and one
     metric per outcome with its count). A problem of S3 (or a bug) on one is logged and the others
     go on; then ``TransientFailure`` if there was any."""
-    counts: Counter[str] = Counter()
+    documents: list[tuple[str, str, str | None]] = []
     for item in items:
+        source, written = None, None
         try:
             source = source_of(item)
             logger.append_keys(object_size=source.size, version_id=source.version_id)
             outcome = chunk_object(s3, source, settings)
             outcome.log(logger)
-            code = outcome.code
+            code, written = outcome.code, outcome.output_key
         except (ClientError, BotoCoreError) as error:
             code = "transient_failure"
             aws_error = error.response["Error"].get("Code") if isinstance(error, ClientError) else "connection"
@@ -109,24 +123,40 @@ def chunk_each[Item](
         except Exception:  # a bug: retried too, and kept on the failure queue (or in the report) if it persists
             code = "internal_error"
             logger.error("unexpected failure; it will be retried", failed_at=failure_location())
-        counts[code] += 1
+        documents.append((source.key if source else "", code, written))
+    report = Report(documents)
+    counts = report.counts
     for code, count in counts.items():
         metrics.add_metric(name=code, unit=MetricUnit.Count, value=count)
-    failed = counts["transient_failure"] + counts["internal_error"]
+    failed = counts.get("transient_failure", 0) + counts.get("internal_error", 0)
     if failed:
         raise TransientFailure(f"{failed} of {len(items)} documents failed and will be retried")
-    return dict(counts)
+    return report
 
 
 def chunk_object(s3: Any, source: Source, settings: Settings) -> Outcome:
-    """Write the output object of one object (a document under ``incoming/``, else skipped). S3's
-    own failures raise (``ClientError``, ``BotoCoreError``)."""
+    """Write the one output object of one object (a document under ``incoming/``, else skipped),
+    then delete the document's other outputs (API.md: exactly one output per document). S3's own
+    failures raise (``ClientError``, ``BotoCoreError``): a retry writes the same output again and
+    finishes the deletions."""
     if not is_document_key(source.key):
         return Outcome("skipped")
-    refused = refused_unread(source, settings.chunks_format, settings.max_document_bytes)
-    if refused is not None:
-        return put(s3, source.bucket, refused)
+    outcome = write_output(s3, source, settings)
+    if outcome.output_key is not None:
+        for key in output_keys(source.key):
+            if key != outcome.output_key:
+                delete_if_present(s3, source.bucket, key)
+    return outcome
+
+
+def write_output(s3: Any, source: Source, settings: Settings) -> Outcome:
+    """The document's output written (none when the object is gone)."""
     try:
+        too_large = oversize(source.size, settings.chunks_format, settings.max_document_bytes)
+        if too_large is not None:
+            if source.version_id is None:  # a listing: the version it refuses, as an event names it
+                source = replace(source, version_id=head(s3, source).get("VersionId"))
+            return put(s3, source.bucket, error_output(source, too_large))
         response = fetch(s3, source)
     except ClientError as error:
         if error.response["Error"].get("Code") in GONE:
@@ -134,27 +164,52 @@ def chunk_object(s3: Any, source: Source, settings: Settings) -> Outcome:
         raise
     if source.version_id is None:  # a listing, or an event of an unversioned bucket: the version read
         source = replace(source, version_id=response.get("VersionId"))
-    metadata = {**settings.defaults, **response.get("Metadata", {})}  # S3 hands user metadata keys lower-cased
+    metadata = response.get("Metadata", {})  # S3 hands user metadata keys lower-cased
     if settings.chunks_format == JSON:
-        return put(s3, source.bucket, chunk_document(source, response["Body"].read(), metadata))
-    lines = document_lines(source, response["Body"].iter_chunks(READ_PIECE_BYTES), metadata)
+        return put(s3, source.bucket, chunk_document(source, response["Body"].read(), metadata, settings.defaults))
+    lines = document_lines(source, response["Body"].iter_chunks(READ_PIECE_BYTES), metadata, settings.defaults)
+    key = output_key(source.key, failed=False, chunks_format=JSONL)
     try:
-        written = upload(s3, source.bucket, output_key(source.key, failed=False, chunks_format=JSONL), lines)
+        written = upload(s3, source.bucket, key, lines)
     except ToolError as error:
         return put(s3, source.bucket, error_output(source, error))
-    return Outcome("ok", written)
+    return Outcome("ok", written, key)
 
 
 def fetch(s3: Any, source: Source) -> Any:
     """The exact object: its version if versioned, else only while its ETag still matches."""
     if source.version_id:
         return s3.get_object(Bucket=source.bucket, Key=source.key, VersionId=source.version_id)
-    return s3.get_object(Bucket=source.bucket, Key=source.key, IfMatch=source.etag)
+    return s3.get_object(Bucket=source.bucket, Key=source.key, IfMatch=quoted(source.etag))
+
+
+def head(s3: Any, source: Source) -> Any:
+    """The listed object's metadata (its version) without its body, while its ETag still matches."""
+    return s3.head_object(Bucket=source.bucket, Key=source.key, IfMatch=quoted(source.etag))
+
+
+def quoted(etag: str) -> str:
+    """An ETag as ``If-Match`` takes it (RFC 9110: an entity tag is quoted; events and our
+    ``Source`` hold it bare)."""
+    return f'"{etag}"'
+
+
+def delete_if_present(s3: Any, bucket: str, key: str) -> None:
+    """Delete an output left by an earlier run, if there is one: a plain delete (a delete marker
+    in a versioned bucket, so that the old version stays for its retention days) only where the
+    key exists, so that a document's run adds no delete marker over nothing."""
+    try:
+        s3.head_object(Bucket=bucket, Key=key)
+    except ClientError as error:
+        if error.response["Error"].get("Code") in GONE:
+            return
+        raise
+    s3.delete_object(Bucket=bucket, Key=key)
 
 
 def put(s3: Any, bucket: str, output: Output) -> Outcome:
     s3.put_object(Bucket=bucket, Key=output.key, Body=output.body, ContentType=JSON_TYPE)
-    return Outcome(output.code, len(output.body))
+    return Outcome(output.code, len(output.body), output.key)
 
 
 def upload(s3: Any, bucket: str, key: str, lines: Iterable[bytes]) -> int:

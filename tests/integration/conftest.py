@@ -32,8 +32,7 @@ def chunker(s3: Any, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The handler module, imported inside the mock so its module-level client is moto's, with the
     template's default tool (API.md's) and no default parameters."""
     monkeypatch.setenv("DEFAULT_TOOL", functions()["ChunkDocumentFunction"].environment["DEFAULT_TOOL"])
-    for name in ("DEFAULT_DELIMITER", "DEFAULT_MAX_SPLITS"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("DEFAULT_PARAMETERS", raising=False)
     import chunk_document_function
 
     return importlib.reload(chunk_document_function)

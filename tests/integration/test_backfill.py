@@ -46,13 +46,17 @@ def test_a_batch_as_the_map_sends_it(s3: Any, backfill: ModuleType, upload: Uplo
     upload("incoming/bad.txt", b"\xff")
     upload("incoming/folder/", b"")
     upload("elsewhere/outside.txt", b"not a document")
-    items = [*listing(s3), ("incoming/gone.txt", 3, "0" * 32, 0.0), ("incoming/huge.txt", 5 << 30, "0" * 32, 0.0)]
+    listed = listing(s3)
+    huge = upload("incoming/huge.txt", b"listed as 5 GiB")  # refused from its listed Size: its body is not read
+    items = [*listed, ("incoming/gone.txt", 3, "0" * 32, 0.0), ("incoming/huge.txt", 5 << 30, huge["etag"], 0.0)]
     assert run_batch(backfill, items) == {
         "documents": 9,
         "outcomes": {"ok": 4, "invalid_input": 1, "skipped": 2, "gone": 1, "input_too_large": 1},
     }
     assert keys(s3, "chunks/") == sorted(f"chunks/{doc['key'].removeprefix('incoming/')}.json" for doc in good)
     assert keys(s3, "errors/") == ["errors/bad.txt.json", "errors/huge.txt.json"]
+    # The event flow's bytes: the version refused, which a HeadObject gives (issue 43).
+    assert read(s3, "errors/huge.txt.json")["source"]["version_id"] == huge["version"]
 
 
 def test_a_success_names_its_source_as_listed_and_the_version_read(

@@ -37,7 +37,7 @@ def test_removing_the_stack_empties_every_version_and_delete_marker_then_the_buc
     )
     assert done.returncode == 0, done.stderr
     summary = f"deleted 2006 object versions and delete markers, then the bucket {bucket}"
-    assert done.stdout.splitlines()[-1] == summary
+    assert summary in done.stdout.splitlines()  # (under make test, make -w adds its directory lines)
     assert bucket not in [each["Name"] for each in client.list_buckets()["Buckets"]]
 
 

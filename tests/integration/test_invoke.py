@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from scripts.invoke import OBJECT_MISSING
 from scripts.lambda_events import LocalContext
 from scripts.local_s3 import LocalS3Flow
 from scripts.s3_target import CREDENTIALS
 from scripts.sample_events import (
+    BACKFILL_FUNCTION,
     CHUNK_FUNCTION,
     KNOWLEDGE_BASE_FUNCTION,
     SAMPLE_BUCKET,
@@ -105,13 +107,26 @@ def test_the_document_functions_write_their_outputs_to_the_s3_the_sdk_points_at(
     assert outcomes(sample_s3.client, SAMPLE_BUCKET) == sample.outputs
 
 
-def test_a_sample_s3_event_runs_against_make_serves_s3_as_it_starts(flow: LocalS3Flow) -> None:
-    """The README's loop: ``make serve``'s bucket is the one the sample events name, and the
-    oversize sample needs no document uploaded (its size is in the event)."""
+def test_a_sample_s3_event_runs_against_make_serves_s3_after_make_sample_documents(flow: LocalS3Flow) -> None:
+    """docs/local.md's loop: without its document the oversize sample writes nothing and exits 3,
+    saying so; ``make sample-documents`` puts it in ``make serve``'s bucket, and the event then
+    writes its error object."""
     (sample,) = [s for s in s3_samples() if s.case == "oversize"]
+    missing = make_invoke(CHUNK_FUNCTION, sample.path, **CREDENTIALS, AWS_ENDPOINT_URL=flow.endpoint)
+    assert missing.returncode == OBJECT_MISSING
+    assert json.loads(missing.stdout)["outcomes"] == {"gone": 1}
+    assert "1 of the event's objects are not in the bucket" in missing.stderr
+    assert "`make sample-documents`" in missing.stderr
+    assert "errors/huge.txt.json" not in outcomes(flow.s3, flow.bucket)
+    shell = {**SHELL, **CREDENTIALS, "AWS_ENDPOINT_URL": flow.endpoint}
+    written = subprocess.run(["make", "-s", "sample-documents"], cwd=ROOT, capture_output=True, text=True,
+                             check=False, timeout=300, env=shell)  # fmt: skip
+    assert written.returncode == 0, written.stdout + written.stderr
     result = make_invoke(CHUNK_FUNCTION, sample.path, **CREDENTIALS, AWS_ENDPOINT_URL=flow.endpoint)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert outcomes(flow.s3, flow.bucket) == sample.outputs == {"errors/huge.txt.json": "input_too_large"}
+    assert json.loads(result.stdout)["outcomes"] == {"input_too_large": 1}
+    assert sample.outputs == {"errors/huge.txt.json": "input_too_large"}
+    assert set(sample.outputs.items()) <= set(outcomes(flow.s3, flow.bucket).items())
 
 
 def test_a_handler_that_raises_gives_lambdas_error_object_and_exit_status_1() -> None:
@@ -144,23 +159,26 @@ def test_an_event_that_cannot_be_read_is_a_usage_error(event: str, reason: str) 
     assert "Traceback" not in result.stderr
 
 
-def test_make_kb_batches_writes_the_batch_files_that_each_printed_invoke_reads(flow: LocalS3Flow) -> None:
-    """The README's Knowledge Base loop: ``make kb-batches``, then the ``make invoke`` lines it
-    prints, each ending as its sample says (a failing file exits 1 and names its error code)."""
+def test_make_sample_documents_writes_what_each_printed_invoke_reads(flow: LocalS3Flow) -> None:
+    """The README's loop: ``make sample-documents``, then the ``make invoke`` lines it prints for
+    the document functions, each ending as its sample says (a failing file exits 1 and names its
+    error code)."""
     shell = {**SHELL, **CREDENTIALS}
-    written = subprocess.run(["make", "-s", "kb-batches"], cwd=ROOT, capture_output=True, text=True, check=False,
+    written = subprocess.run(["make", "-s", "sample-documents"], cwd=ROOT, capture_output=True, text=True, check=False,
                              timeout=300, env={**shell, "AWS_ENDPOINT_URL": flow.endpoint})  # fmt: skip
     assert written.returncode == 0, written.stdout + written.stderr
     commands = [line.strip() for line in written.stdout.splitlines() if "make invoke" in line]
-    expected = [sample for sample in document_samples() if sample.function == KNOWLEDGE_BASE_FUNCTION]
+    expected = document_samples()
+    assert {CHUNK_FUNCTION, BACKFILL_FUNCTION, KNOWLEDGE_BASE_FUNCTION} == {sample.function for sample in expected}
     assert [command.partition(" EVENT=")[2].split()[0] for command in commands] == [s.path for s in expected]
     for sample, command in zip(expected, commands, strict=True):
-        assert command.startswith(f"AWS_ENDPOINT_URL={flow.endpoint} make invoke FN={KNOWLEDGE_BASE_FUNCTION} ")
+        assert command.startswith(f"AWS_ENDPOINT_URL={flow.endpoint} make invoke FN={sample.function} ")
         result = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, check=False,
                                 timeout=300, env=shell)  # fmt: skip
         assert (result.returncode == 0) == (sample.code == "ok"), result.stdout + result.stderr  # make's own status: 2
         if sample.code != "ok":
             assert f": {sample.code}: " in json.loads(result.stdout)["errorMessage"]
-    prefix = functions()[KNOWLEDGE_BASE_FUNCTION].environment["KNOWLEDGE_BASE_OUTPUT_PREFIX"]
-    batches = {key: code for key, code in outcomes(flow.s3, flow.bucket).items() if key.startswith(prefix)}
-    assert batches == {key: "ok" for sample in expected for key in sample.outputs}  # (the module's flow is shared)
+    written_now = outcomes(flow.s3, flow.bucket)  # (the module's flow is shared: other tests' outputs too)
+    assert {key: written_now.get(key) for sample in expected for key in sample.outputs} == {
+        key: code for sample in expected for key, code in sample.outputs.items()
+    }

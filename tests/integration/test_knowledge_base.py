@@ -27,7 +27,7 @@ Invoke = Callable[..., dict[str, Any]]
 @pytest.fixture
 def transformation(s3: Any, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The handler module, imported inside the mock, with the template's defaults."""
-    for name in ("DEFAULT_TOOL", "DEFAULT_DELIMITER", "DEFAULT_MAX_SPLITS"):
+    for name in ("DEFAULT_TOOL", "DEFAULT_PARAMETERS"):
         monkeypatch.setenv(name, functions()[FUNCTION].environment[name])
     import knowledge_base_chunk_function
 
@@ -153,10 +153,9 @@ def test_file_metadata_chooses_each_tool(
 
 
 def test_the_defaults_are_the_template_s(s3: Any, transformation: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    """DefaultTool, DefaultDelimiter (a JSON string literal, as in the S3 flow) and DefaultMaxSplits."""
+    """DefaultTool and DefaultParameters (a JSON object of the API's field names), as in the S3 flow."""
     monkeypatch.setenv("DEFAULT_TOOL", "text-delimiter-chunk")
-    monkeypatch.setenv("DEFAULT_DELIMITER", '"|"')
-    monkeypatch.setenv("DEFAULT_MAX_SPLITS", "1")
+    monkeypatch.setenv("DEFAULT_PARAMETERS", '{"delimiter": "|", "max_splits": 1}')
     answer = transformation.lambda_handler(event(input_file(s3, "a.txt", [[("x|y|z", {})]])), LocalContext(FUNCTION))
     assert [c["contentBody"] for c in chunks(s3, answer["outputFiles"][0])] == ["x", "y|z"]
 

@@ -6,6 +6,7 @@ import http.client
 import io
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -722,7 +723,10 @@ def test_the_aws_cli_lines_make_serve_prints_work_as_pasted(serve: Serve, tmp_pa
         assert time.monotonic() < deadline, result.stderr
         time.sleep(0.5)
     assert json.loads(result.stdout)["result"]["paragraph_count"] == 3
-    assert stopped_on_ctrl_c(process) == "stopped\n"
+    # One line a document, as for a request (issue 43): key, outcome, what was written, how long.
+    line, stopped = stopped_on_ctrl_c(process).splitlines()
+    assert re.fullmatch(r"S3 incoming/doc\.md ok -> chunks/doc\.md\.json \d+\.\dms", line), line
+    assert stopped == "stopped"
 
 
 def test_every_documented_aws_cli_line_for_make_serve_carries_the_same_credentials() -> None:
@@ -765,7 +769,40 @@ def test_make_serve_chunks_a_20_mb_document_as_json_lines_when_asked(serve: Serv
         b"",
     )
     assert json.loads(paragraphs[-1]) == expected["paragraphs"][-1]
-    assert stopped_on_ctrl_c(process) == "stopped\n"
+    line, stopped = stopped_on_ctrl_c(process).splitlines()
+    assert re.fullmatch(r"S3 incoming/big\.md ok -> chunks/big\.md\.jsonl \d+\.\dms", line), line
+    assert stopped == "stopped"
+
+
+def test_the_readme_json_lines_lines_work_as_pasted(serve: Serve, tmp_path: Path) -> None:
+    """issue 43: the README's ``make serve CHUNKS_FORMAT=jsonl`` lines upload the document they then
+    read back, and print without a broken pipe (its port is this test's)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("Documents of any size:", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    upload, download, show = [line.split("   #", 1)[0] for line in block.splitlines()]
+    assert "incoming/manual.md" in upload
+    assert "chunks/manual.md.jsonl" in download
+    process = serve("--port", "0", "--s3-port", "5200", "--chunks-format", "jsonl")
+    endpoint = banner(process).split("S3 endpoint", 1)[1].split()[0]
+    (tmp_path / "manual.md").write_text("# Manual\n\nOne.\n\nTwo.\n", encoding="utf-8")
+    bare = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path)}
+
+    def run(line: str) -> "subprocess.CompletedProcess[str]":
+        line = line.replace("http://127.0.0.1:5000", endpoint)
+        return subprocess.run(["/bin/sh", "-c", line], cwd=tmp_path, env=bare, capture_output=True, text=True,
+                              timeout=60, check=False)  # fmt: skip
+
+    assert run(upload).returncode == 0
+    deadline = time.monotonic() + 30
+    while (result := run(download)).returncode != 0:
+        assert time.monotonic() < deadline, result.stderr
+        time.sleep(0.5)
+    shown = run(show)
+    assert (shown.returncode, shown.stderr) == (0, "")
+    assert shown.stdout.startswith('{"source":{"bucket":"text-tools-documents-')
+    assert '"key":"incoming/manual.md"' in shown.stdout
+    stopped_on_ctrl_c(process)
 
 
 def test_make_serve_says_so_when_its_moto_is_reset(serve: Serve) -> None:

@@ -62,8 +62,7 @@ def test_defaults_come_from_the_function_environment(
     s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DEFAULT_TOOL", "text-delimiter-chunk")
-    monkeypatch.setenv("DEFAULT_DELIMITER", '","')
-    monkeypatch.setenv("DEFAULT_MAX_SPLITS", "")
+    monkeypatch.setenv("DEFAULT_PARAMETERS", '{"delimiter": ",", "max_chars": 10, "start": "x"}')  # others ignored
     run(chunker, upload("incoming/csv.txt", b"a,b,c"), upload("incoming/own.txt", b"a;b", {"delimiter": '";"'}))
     assert [c["text"] for c in read(s3, "chunks/csv.txt.json")["result"]["chunks"]] == ["a", "b", "c"]
     assert [c["text"] for c in read(s3, "chunks/own.txt.json")["result"]["chunks"]] == ["a", "b"]
@@ -74,37 +73,49 @@ def test_leading_bom_is_dropped(s3: Any, chunker: ModuleType, upload: Upload) ->
     assert read(s3, "chunks/bom.txt.json")["result"] == paragraphs_split("a\n\nb")
 
 
-SCHEMA_MISMATCH = "The request does not match this tool's input schema."
-"""The validation message; the S3 error object holds no details (API.md), so the S3-only errors say
-what is wrong in their message."""
+def problem(key: str, what: str) -> dict[str, Any]:
+    """A bad metadata key's error (API.md): the message and ``details`` name the key."""
+    return {"message": f"The {key} metadata {what}.", "details": [{"field": key, "problem": what}]}
 
 
 @pytest.mark.parametrize(
-    ("body", "metadata", "code", "message"),
+    ("body", "metadata", "code", "expected"),
     [
-        (b"caf\xe9", {}, "invalid_input", "The document is not valid UTF-8."),
-        (b"a", {"tool": "text-unknown"}, "invalid_input", f"The tool metadata must be one of {', '.join(TOOL_IDS)}."),
+        (b"caf\xe9", {}, "invalid_input", {"message": "The document is not valid UTF-8 (at byte 3)."}),
+        (b"\xef\xbb\xbfa\n\x80", {}, "invalid_input", {"message": "The document is not valid UTF-8 (at byte 5)."}),
+        (b"a", {"tool": "text-unknown"}, "invalid_input", problem("tool", f"must be one of {', '.join(TOOL_IDS)}")),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": ","}, "invalid_input",
-         'The delimiter metadata must be a JSON string literal, such as "\\n\\n" with its quotes.'),
+         problem("delimiter", 'must be a JSON string literal, such as "\\n\\n" with its quotes')),
         (b"a", {"tool": "text-extract-between", "start": '"["', "end": '"]"', "max-matches": "x"}, "invalid_input",
-         "The max-matches metadata must be a JSON integer, such as 10."),
+         problem("max-matches", "must be a JSON integer, such as 10")),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "1.0"}, "invalid_input",
-         SCHEMA_MISMATCH),
+         problem("max-splits", "must be an integer")),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "3.0"}, "invalid_input",
+         problem("max-splits", "must be an integer")),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": '"3"'}, "invalid_input",
+         problem("max-splits", "must be an integer")),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "-1"}, "invalid_input",
-         SCHEMA_MISMATCH),
-        (b"a", {"tool": "text-delimiter-chunk"}, "invalid_input", SCHEMA_MISMATCH),
-        (b",,,", {"tool": "text-delimiter-chunk", "delimiter": '""'}, "invalid_input", SCHEMA_MISMATCH),
+         problem("max-splits", "must be at least 0")),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max_splits": "1"}, "invalid_input",
+         problem("max_splits", "is spelled max-splits in metadata")),
+        (b"a", {"tool": "text-extract-between", "start": '"["'}, "invalid_input", problem("end", "is required")),
+        (b",,,", {"tool": "text-delimiter-chunk", "delimiter": '""'}, "invalid_input",
+         problem("delimiter", "must not be empty")),
+        (b"a", {"tool": "text-delimiter-chunk", "delimiter": '"' + "x" * 257 + '"'}, "input_too_large",
+         problem("delimiter", "must be at most 256 UTF-8 bytes")),
         (b"ok [open", {"tool": "text-extract-between", "start": '"["', "end": '"]"'}, "unclosed_start_marker",
-         "The start marker at code point 3 has no end marker after it."),
-        (b"p\n\n" * 10_001, {}, "too_many_chunks", "The text has more than 10000 paragraphs."),
+         {"message": "The start marker at code point 3 has no end marker after it."}),
+        (b"p\n\n" * 10_001, {}, "too_many_chunks", {"message": "The text has more than 10000 paragraphs."}),
         (b"a" * (LARGEST_TEXT_BYTES + 1), {}, "input_too_large",
-         f"The text field is larger than {LARGEST_TEXT_BYTES} UTF-8 bytes."),
+         {"message": f"The text field is larger than {LARGEST_TEXT_BYTES} UTF-8 bytes.",
+          "details": [{"field": "text", "problem": f"must be at most {LARGEST_TEXT_BYTES} UTF-8 bytes"}]}),
         (b"a" * 256_001, {"tool": "text-extract-between", "start": '"["', "end": '"]"'}, "input_too_large",
-         "The text field is larger than 256000 UTF-8 bytes."),
+         {"message": "The text field is larger than 256000 UTF-8 bytes.",
+          "details": [{"field": "text", "problem": "must be at most 256000 UTF-8 bytes"}]}),
     ],
 )  # fmt: skip
 def test_a_bad_document_becomes_its_error_object(
-    s3: Any, chunker: ModuleType, upload: Upload, body: bytes, metadata: dict[str, str], code: str, message: str
+    s3: Any, chunker: ModuleType, upload: Upload, body: bytes, metadata: dict[str, str], code: str, expected: Any
 ) -> None:
     doc = upload("incoming/bad.txt", body, metadata)
     run(chunker, doc)
@@ -112,8 +123,36 @@ def test_a_bad_document_becomes_its_error_object(
     written = read(s3, "errors/bad.txt.json")
     assert written["source"] == {"bucket": BUCKET, "key": "incoming/bad.txt", "version_id": doc["version"],
                                  "etag": doc["etag"], "size": doc["size"]}  # fmt: skip
-    assert written["error"] == {"code": code, "message": message}
+    assert written["error"] == {"code": code, **expected}
     assert set(written) == {"source", "error"}
+
+
+@pytest.mark.parametrize(
+    ("parameters", "what"),
+    [
+        ('{"delimiter": ""}', "delimiter must not be empty"),
+        ('{"delimiter": ",", "max_splits": -1}', "max_splits must be at least 0"),
+        ('{"delimiter": 3}', "delimiter must be a string"),
+        ('"\\n\\n"', "must be a JSON object of the API's field names and values"),
+        ("{not json}", "must be a JSON object of the API's field names and values"),
+    ],
+)
+def test_a_default_that_fails_the_tool_s_rules_names_default_parameters(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch, parameters: str, what: str
+) -> None:
+    """API.md: "A default that fails the tool's rules makes the document invalid_input with a
+    message naming DefaultParameters"; a document's own metadata still wins over it."""
+    monkeypatch.setenv("DEFAULT_TOOL", "text-delimiter-chunk")
+    monkeypatch.setenv("DEFAULT_PARAMETERS", parameters)
+    run(chunker, upload("incoming/d.txt", b"a,b"))
+    assert read(s3, "errors/d.txt.json")["error"] == {
+        "code": "invalid_input", "message": f"The DefaultParameters setting {what}.",
+        "details": [{"field": "DefaultParameters", "problem": what}],
+    }  # fmt: skip
+    if parameters.startswith('{"'):
+        run(chunker, upload("incoming/d.txt", b"a,b", {"delimiter": '","', "max-splits": "0"}))
+        assert keys(s3, "errors/") == []
+        assert read(s3, "chunks/d.txt.json")["result"]["chunk_count"] == 1
 
 
 def test_bom_does_not_count_against_the_limit(s3: Any, chunker: ModuleType, upload: Upload) -> None:
@@ -137,7 +176,12 @@ def test_oversize_object_is_refused_from_the_event_without_a_download(
 
 def test_one_bad_document_does_not_stop_the_others(s3: Any, chunker: ModuleType, upload: Upload) -> None:
     docs = [upload("incoming/1.txt", b"one"), upload("incoming/2.txt", b"\xff"), upload("incoming/3.txt", b"three")]
-    assert run(chunker, *docs) == {"records": 3}
+    assert run(chunker, *docs) == {
+        "records": 3, "outcomes": {"ok": 2, "invalid_input": 1},
+        "documents": [{"key": "incoming/1.txt", "outcome": "ok", "output": "chunks/1.txt.json"},
+                      {"key": "incoming/2.txt", "outcome": "invalid_input", "output": "errors/2.txt.json"},
+                      {"key": "incoming/3.txt", "outcome": "ok", "output": "chunks/3.txt.json"}],
+    }  # fmt: skip
     assert keys(s3, "chunks/") == ["chunks/1.txt.json", "chunks/3.txt.json"]
     assert keys(s3, "errors/") == ["errors/2.txt.json"]
 
@@ -189,10 +233,10 @@ def test_a_bug_on_one_record_is_retried_after_the_others_and_leaks_nothing(
     docs = [upload("incoming/1.txt", secret.encode()), upload("incoming/2.txt", b"two")]
     real_chunk_document = texttools.documents.chunk_document
 
-    def buggy(source: Any, content: bytes, metadata: Any) -> Any:
+    def buggy(source: Any, content: bytes, metadata: Any, defaults: Any) -> Any:
         if source.key == "incoming/1.txt":
             raise RuntimeError(secret)
-        return real_chunk_document(source, content, metadata)
+        return real_chunk_document(source, content, metadata, defaults)
 
     monkeypatch.setattr(s3_documents, "chunk_document", buggy)
     with pytest.raises(chunker.TransientFailure):
@@ -211,7 +255,8 @@ def test_a_bug_on_one_record_is_retried_after_the_others_and_leaks_nothing(
 def test_object_gone_before_the_event_is_skipped(s3: Any, chunker: ModuleType, upload: Upload) -> None:
     doc = upload("incoming/gone.txt", b"a")
     s3.delete_object(Bucket=BUCKET, Key="incoming/gone.txt", VersionId=doc["version"])
-    assert run(chunker, doc) == {"records": 1}
+    gone = [{"key": "incoming/gone.txt", "outcome": "gone", "output": None}]
+    assert run(chunker, doc) == {"records": 1, "outcomes": {"gone": 1}, "documents": gone}
     assert keys(s3, "chunks/") == keys(s3, "errors/") == []
 
 
@@ -227,7 +272,7 @@ def test_the_event_version_is_chunked_even_after_an_overwrite(s3: Any, chunker: 
 def test_unversioned_object_replaced_since_the_event_is_skipped(s3: Any, chunker: ModuleType, upload: Upload) -> None:
     doc = upload("incoming/u.txt", b"old")
     upload("incoming/u.txt", b"new content")
-    assert run(chunker, {**doc, "version": None}) == {"records": 1}
+    assert run(chunker, {**doc, "version": None})["outcomes"] == {"gone": 1}
     assert keys(s3, "chunks/") == []  # the newer object's own event chunks it
 
 
@@ -244,7 +289,8 @@ def test_same_event_twice_writes_the_same_bytes(s3: Any, chunker: ModuleType, up
 def test_only_documents_under_incoming_are_chunked(
     s3: Any, chunker: ModuleType, upload: Upload, log_lines: Callable[[], list[str]], key: str
 ) -> None:
-    assert run(chunker, upload(key, b"a")) == {"records": 1}  # the event names the object as it is
+    # the event names the object as it is
+    assert run(chunker, upload(key, b"a"))["documents"] == [{"key": key, "outcome": "skipped", "output": None}]
     assert sorted(keys(s3, "")) == [key]
     messages = [message for line in log_lines() if (message := json.loads(line).get("message"))]
     assert messages == ["not a document: skipped"]

@@ -153,8 +153,8 @@ def test_an_invalid_byte_deep_inside_leaves_an_error_object_and_no_upload(
     run(jsonl, upload("incoming/bad.txt", body, BY_LINE))
     assert len(parts) > 2  # parts were written before the invalid byte was read
     assert keys(s3, "chunks/") == []
-    assert read(s3, "errors/bad.txt.json")["error"] == {"code": "invalid_input",
-                                                         "message": "The document is not valid UTF-8."}  # fmt: skip
+    message = f"The document is not valid UTF-8 (at byte {body.index(b'\xff')})."
+    assert read(s3, "errors/bad.txt.json")["error"] == {"code": "invalid_input", "message": message}
     assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
 
 

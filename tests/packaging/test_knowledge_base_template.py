@@ -60,7 +60,7 @@ def test_the_role_reads_the_intermediate_prefix_and_writes_only_its_own(enabled:
 def test_the_defaults_are_the_s3_flow_s(enabled: dict[str, Any]) -> None:
     variables = TEMPLATE["Resources"]["KnowledgeBaseChunkFunction"]["Properties"]["Environment"]["Variables"]
     chunker = TEMPLATE["Resources"]["ChunkDocumentFunction"]["Properties"]["Environment"]["Variables"]
-    defaults = ("DEFAULT_TOOL", "DEFAULT_DELIMITER", "DEFAULT_MAX_SPLITS")
+    defaults = ("DEFAULT_TOOL", "DEFAULT_PARAMETERS")
     assert {name: variables[name] for name in defaults} == {name: chunker[name] for name in defaults}
 
 

@@ -2,7 +2,9 @@
 options ``make serve`` takes, and ``make bench`` writing its results where git does not look."""
 
 import os
+import shutil
 import subprocess
+from pathlib import Path
 
 from benchmarks.bench import RESULTS
 from scripts.template import ROOT
@@ -37,3 +39,18 @@ def test_make_bench_writes_its_results_where_no_tracked_file_changes() -> None:
         ["git", "ls-files", "--error-unmatch", relative], cwd=ROOT, capture_output=True, check=False
     )
     assert (ignored.returncode, tracked.returncode) == (0, 1)
+
+
+def test_without_python_3_13_make_says_what_to_install_or_name(tmp_path: Path) -> None:
+    """docs/local.md, "Troubleshooting": not make's "Error 127" but what to do."""
+    for name in ("Makefile", "requirements-dev.txt", "constraints.txt"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "src" / "core").mkdir(parents=True)
+    for name in ("requirements.txt", "constraints.txt"):
+        shutil.copy(ROOT / "src" / "core" / name, tmp_path / "src" / "core" / name)
+    result = subprocess.run(["make", "serve", "PYTHON=python3.13-not-here"], cwd=tmp_path, capture_output=True,
+                            text=True, check=False, timeout=60)  # fmt: skip
+    assert result.returncode == 2
+    assert "python3.13-not-here not found: install Python 3.13" in result.stderr
+    assert "make serve PYTHON=/path/to/python3.13" in result.stderr
+    assert not (tmp_path / ".venv").exists()

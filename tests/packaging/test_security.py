@@ -50,8 +50,13 @@ def test_api_functions_may_only_log(default_stack: dict[str, Any], function: str
     assert "Policies" not in role
 
 
-def test_chunker_may_read_incoming_write_results_and_report_failures(default_stack: dict[str, Any]) -> None:
-    role = roles(default_stack)["ChunkDocumentFunctionRole"]
+@pytest.mark.parametrize("function", ["ChunkDocumentFunction", "BackfillFunction"])
+def test_the_document_functions_may_read_incoming_and_write_and_replace_results(
+    default_stack: dict[str, Any], function: str
+) -> None:
+    """Reading and writing outputs only under chunks/ and errors/: looking for a document's other
+    outputs (HeadObject, s3:GetObject) and deleting them (exactly one output per document)."""
+    role = roles(default_stack)[f"{function}Role"]
     assert role["ManagedPolicyArns"] == [BASIC_EXECUTION]
     statements = [s for policy in role["Policies"] for s in policy["PolicyDocument"]["Statement"]]
     allowed = sorted(
@@ -65,9 +70,11 @@ def test_chunker_may_read_incoming_write_results_and_report_failures(default_sta
         ("s3:GetObjectVersion", json.dumps(f"{BUCKET_ARN}/incoming/*")),
         ("s3:ListBucket", json.dumps(BUCKET_ARN)),
         ("s3:PutObject", json.dumps([f"{BUCKET_ARN}/chunks/*", f"{BUCKET_ARN}/errors/*"])),
+        ("s3:GetObject", json.dumps([f"{BUCKET_ARN}/chunks/*", f"{BUCKET_ARN}/errors/*"])),
+        ("s3:DeleteObject", json.dumps([f"{BUCKET_ARN}/chunks/*", f"{BUCKET_ARN}/errors/*"])),
         ("s3:AbortMultipartUpload", json.dumps(f"{BUCKET_ARN}/chunks/*")),
-        ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["ChunkFailureQueue", "Arn"]}, sort_keys=True)),
-    ])  # fmt: skip
+    ] + ([("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["ChunkFailureQueue", "Arn"]}, sort_keys=True))]
+         if function == "ChunkDocumentFunction" else []))  # fmt: skip
 
 
 ROUTES = [

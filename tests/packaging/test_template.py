@@ -388,12 +388,15 @@ def test_failed_events_are_retried_then_kept_on_an_encrypted_queue() -> None:
 
 def test_chunker_defaults_are_template_parameters() -> None:
     variables = CHUNKER["Environment"]["Variables"]
-    assert variables == {"DEFAULT_TOOL": {"Ref": "DefaultTool"}, "DEFAULT_DELIMITER": {"Ref": "DefaultDelimiter"},
-                         "DEFAULT_MAX_SPLITS": {"Ref": "DefaultMaxSplits"}, "CHUNKS_FORMAT": {"Ref": "ChunksFormat"},
+    assert variables == {"DEFAULT_TOOL": {"Ref": "DefaultTool"}, "DEFAULT_PARAMETERS": {"Ref": "DefaultParameters"},
+                         "CHUNKS_FORMAT": {"Ref": "ChunksFormat"},
                          "MAX_DOCUMENT_BYTES": {"Ref": "MaxDocumentBytes"}}  # fmt: skip
     assert TEMPLATE["Parameters"]["DefaultTool"]["Default"] == "text-paragraphs-split"
     assert set(TEMPLATE["Parameters"]["DefaultTool"]["AllowedValues"]) == set(TOOLS)
-    assert json.loads(TEMPLATE["Parameters"]["DefaultDelimiter"]["Default"]) == "\n\n"
+    # API.md: the default keeps the earlier DefaultDelimiter's behaviour.
+    assert json.loads(TEMPLATE["Parameters"]["DefaultParameters"]["Default"]) == {"delimiter": "\n\n"}
+    assert "DefaultDelimiter" not in TEMPLATE["Parameters"]
+    assert "DefaultMaxSplits" not in TEMPLATE["Parameters"]
 
 
 def test_s3_outputs() -> None:

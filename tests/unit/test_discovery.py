@@ -11,6 +11,7 @@ from tests.conftest import SEEDS, descriptor, invoke
 from texttools.registry import TOOL_IDS
 
 HANDLER = functions()["DiscoveryFunction"].load()
+NO_SUCH_ROUTE = "There is no such route; GET /v1/tools lists the tools and their routes."
 GET_PATHS = ["/v1/tools", "/v1/health", "/openapi.json", *(f"/v1/tools/{t}/versions/1.0.0" for t in TOOL_IDS)]
 
 
@@ -64,7 +65,7 @@ def test_an_unknown_id_version_or_path_is_404_without_echoing_it(path: str) -> N
     body = json.loads(response["body"])
     assert (response["statusCode"], body["error"]["code"], body["error"]["request_id"]) == (404, "not_found", "req-d")
     descriptor_path = path.count("/") == 5 and path.startswith("/v1/tools/")
-    expected = "There is no published tool with this id and version." if descriptor_path else "There is no such route."
+    expected = "There is no published tool with this id and version." if descriptor_path else NO_SUCH_ROUTE
     assert body["error"]["message"] == expected
     assert "TEXT" not in response["body"]
     assert "1.0.1" not in response["body"]
@@ -76,13 +77,23 @@ def test_health_answers_ok() -> None:
     assert (response["statusCode"], response["body"]) == (200, '{"status":"ok"}')
 
 
+def test_health_answers_head_for_load_balancers_probes_without_a_body() -> None:
+    """API.md: GET /v1/health "(and HEAD, for load balancers' probes)"."""
+    response = get("/v1/health", "HEAD")
+    assert (response["statusCode"], response["body"]) == (200, "")
+    assert response["headers"]["X-Request-Id"] == "req-d"
+
+
 @pytest.mark.parametrize("path", GET_PATHS)
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])
 def test_other_methods_are_405_allowing_get(path: str, method: str) -> None:
+    allowed = "GET, HEAD" if path == "/v1/health" else "GET"
+    if method in allowed:
+        return
     response = get(path, method)
-    assert (response["statusCode"], response["headers"]["Allow"]) == (405, "GET")
+    assert (response["statusCode"], response["headers"]["Allow"]) == (405, allowed)
     error = json.loads(response["body"])["error"]
-    assert (error["code"], error["message"]) == ("method_not_allowed", "This route only accepts GET.")
+    assert (error["code"], error["message"]) == ("method_not_allowed", f"This route only accepts {allowed}.")
 
 
 @pytest.mark.parametrize("path", GET_PATHS)

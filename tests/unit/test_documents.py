@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 import texttools.documents
-from texttools.documents import BOM_BYTES, Source, document_lines
+from texttools.documents import BOM_BYTES, Defaults, Source, document_lines
 from texttools.errors import InputTooLarge, OutputTooLarge
 from texttools.registry import tool
 
@@ -24,7 +24,10 @@ def whole(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def lines(size: int, pieces: list[bytes]) -> list[object]:
     source = Source("bucket", "incoming/d.md", None, "etag", size)
-    return [json.loads(line) for line in b"".join(document_lines(source, pieces, {"tool": PARAGRAPHS.id})).splitlines()]
+    return [
+        json.loads(line)
+        for line in b"".join(document_lines(source, pieces, {"tool": PARAGRAPHS.id}, Defaults())).splitlines()
+    ]
 
 
 @pytest.mark.usefixtures("whole")

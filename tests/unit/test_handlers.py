@@ -293,11 +293,43 @@ def test_tool_errors_are_422(post: Post, tool_id: str, body: dict[str, Any], exp
     assert code_of(post(tool_id, json.dumps(body))) == expected
 
 
+ANY_SIZE = " " + texttools.tool.ANY_SIZE
+
+
+@pytest.mark.parametrize(
+    ("tool_id", "body", "message"),
+    [
+        ("text-paragraphs-split", {"text": "p\n\n" * 10_001}, "The text has more than 10000 paragraphs."),
+        ("text-paragraphs-split", {"text": "\x01" * 200_000}, "The result would be larger than 1048576 bytes."),
+        ("text-delimiter-chunk", {"text": "a" * 262_145, "delimiter": ","},
+         "The text field is larger than 262144 UTF-8 bytes."),
+    ],
+)  # fmt: skip
+def test_a_refusal_for_size_points_to_the_document_flow(
+    post: Post, tool_id: str, body: dict[str, Any], message: str
+) -> None:
+    """issue 43: a 413 or 422 on size says where texts of any size are taken."""
+    assert json.loads(post(tool_id, json.dumps(body))["body"])["error"]["message"] == message + ANY_SIZE
+
+
+def test_a_refusal_the_document_flow_would_give_too_says_nothing_of_it(post: Post) -> None:
+    """A delimiter over its limit, and the Markdown tool (its limits hold in both formats)."""
+    delimiter = json.loads(post("text-delimiter-chunk", json.dumps({"text": "a", "delimiter": "x" * 257}))["body"])
+    assert not delimiter["error"]["message"].endswith(ANY_SIZE)
+    markdown = post("markdown-sections-chunk", json.dumps({"text": "# h\n" * 300_000}))
+    assert json.loads(markdown["body"])["error"]["code"] == "input_too_large"
+    assert not json.loads(markdown["body"])["error"]["message"].endswith(ANY_SIZE)
+
+
 def test_unknown_route_is_404(post: Post) -> None:
     response = post("text-paragraphs-split", "{}", path="/v1/tools/text-paragraphs-split/versions/2.0.0/execute")
     assert response["statusCode"] == 404
     assert json.loads(response["body"]) == {
-        "error": {"code": "not_found", "message": "There is no such route.", "request_id": "req-1"}
+        "error": {
+            "code": "not_found",
+            "message": "There is no such route; GET /v1/tools lists the tools and their routes.",
+            "request_id": "req-1",
+        }
     }
 
 

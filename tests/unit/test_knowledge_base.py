@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import texttools.knowledge_base as kb
 from tests import reference
+from texttools.documents import Defaults
 from texttools.errors import InputTooLarge, InvalidInput, OutputTooLarge, TooManyChunks, UnclosedStartMarker
 from texttools.knowledge_base import (
     Content,
@@ -28,8 +29,8 @@ from texttools.knowledge_base import (
 from texttools.registry import TOOL_IDS, tool
 
 DELIMITER, EXTRACT, PARAGRAPHS = "text-delimiter-chunk", "text-extract-between", "text-paragraphs-split"
-DEFAULTS = {"tool": PARAGRAPHS, "delimiter": '"\\n\\n"'}
-"""As the template's defaults reach the function: DefaultDelimiter is a JSON string literal."""
+DEFAULTS = Defaults(PARAGRAPHS, '{"delimiter": "\\n\\n"}')
+"""As the template's defaults reach the function: DefaultTool, and DefaultParameters as JSON text."""
 
 DOCUMENTED_EVENT: dict[str, Any] = {  # Bedrock's user guide, "Custom Lambda transformation input format"
     "version": "1.0",
@@ -128,7 +129,7 @@ def test_a_content_batch_file_is_read_with_or_without_metadata() -> None:
 def test_without_file_metadata_the_defaults_choose() -> None:
     chosen, params = tool_and_parameters(None, DEFAULTS)
     assert (chosen.id, params) == (PARAGRAPHS, {})
-    chosen, params = tool_and_parameters({}, {"tool": DELIMITER, "delimiter": '"\\n---\\n"', "max-splits": "2"})
+    chosen, params = tool_and_parameters({}, Defaults(DELIMITER, '{"delimiter": "\\n---\\n", "max_splits": 2}'))
     assert (chosen.id, params) == (DELIMITER, {"delimiter": "\n---\n", "max_splits": 2})
 
 
@@ -143,10 +144,10 @@ def test_file_metadata_values_are_json_values_as_they_are() -> None:
 
 
 def test_file_metadata_overrides_each_default_and_the_user_s_own_keys_are_ignored() -> None:
-    chosen, params = tool_and_parameters({"delimiter": ";", "department": "support", "tool-x": 1}, {
-        "tool": DELIMITER, "delimiter": '"\\n\\n"', "max-splits": "1"})  # fmt: skip
+    defaults = Defaults(DELIMITER, '{"delimiter": "\\n\\n", "max_splits": 1}')
+    chosen, params = tool_and_parameters({"delimiter": ";", "department": "support", "tool-x": 1}, defaults)
     assert (chosen.id, params) == (DELIMITER, {"delimiter": ";", "max_splits": 1})
-    chosen, params = tool_and_parameters({"tool": PARAGRAPHS}, {"tool": DELIMITER, "delimiter": '";"'})
+    chosen, params = tool_and_parameters({"tool": PARAGRAPHS}, Defaults(DELIMITER, '{"delimiter": ";"}'))
     assert (chosen.id, params) == (PARAGRAPHS, {})  # the defaults' delimiter parameterises no paragraphs
 
 
@@ -164,9 +165,28 @@ def test_an_unknown_tool_is_invalid_input(value: Any) -> None:
         tool_and_parameters({"tool": value}, DEFAULTS)
 
 
-def test_a_default_delimiter_that_is_not_a_json_literal_is_invalid_input() -> None:
-    with pytest.raises(InvalidInput, match="JSON string literal"):
-        tool_and_parameters(None, {"tool": DELIMITER, "delimiter": "\\n\\n"})
+@pytest.mark.parametrize("parameters", ['{"delimiter": ""}', '{"delimiter": 3}', '"\\n\\n"', "[]", "{", ""])
+def test_a_bad_default_is_invalid_input_naming_default_parameters(parameters: str) -> None:
+    with pytest.raises(InvalidInput, match=r"^The DefaultParameters setting ") as raised:
+        tool_and_parameters(None, Defaults(DELIMITER, parameters or "{"))
+    assert [problem["field"] for problem in raised.value.details] == ["DefaultParameters"]
+
+
+@pytest.mark.parametrize(("metadata", "field", "problem"), [
+    ({"tool": DELIMITER, "max-splits": "3"}, "max-splits", "must be an integer"),
+    ({"tool": DELIMITER, "max-splits": -1}, "max-splits", "must be at least 0"),
+    ({"tool": DELIMITER, "delimiter": ""}, "delimiter", "must not be empty"),
+    ({"tool": EXTRACT, "start": "<"}, "end", "is required"),
+    ({"tool": DELIMITER, "max_splits": 3}, "max_splits", "is spelled max-splits in metadata"),
+    ({"tool": EXTRACT, "start": "<", "end": ">", "max_matches": 3}, "max_matches",
+     "is spelled max-matches in metadata"),
+])  # fmt: skip
+def test_a_failure_names_the_metadata_key_at_fault(metadata: dict[str, Any], field: str, problem: str) -> None:
+    """API.md: "The failure message names the metadata key at fault"."""
+    with pytest.raises(InvalidInput) as raised:
+        tool_and_parameters(metadata, DEFAULTS)
+    assert raised.value.details == [{"field": field, "problem": problem}]
+    assert raised.value.message == f"The {field} metadata {problem}."
 
 
 def test_the_delimiter_and_marker_limits_stay() -> None:

@@ -204,8 +204,8 @@ def test_invalid_utf8_anywhere_is_invalid_input(data_bytes: bytes, data: st.Data
     pieces_of = data.draw(cut_bytes(data_bytes))
     try:
         expected = data_bytes.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError:
-        with pytest.raises(InvalidInput, match=r"^The document is not valid UTF-8\.$"):
+    except UnicodeDecodeError as error:  # where the whole document's decoding finds it
+        with pytest.raises(InvalidInput, match=rf"^The document is not valid UTF-8 \(at byte {error.start}\)\.$"):
             list(decode_pieces(pieces_of))
     else:
         assert "".join(decode_pieces(pieces_of)) == expected

@@ -15,9 +15,10 @@ from typing import Any, Final
 import orjson
 
 from .codec import BOM, encode_json
-from .errors import InputTooLarge, InvalidInput, ToolError
+from .errors import InputTooLarge, InvalidInput, Problem, ToolError
+from .fields import validate
 from .registry import TOOL_IDS, tool, tools
-from .streaming import decode_pieces
+from .streaming import decode_pieces, not_utf8
 from .tool import Params, Tool
 
 INCOMING, CHUNKS, ERRORS = "incoming/", "chunks/", "errors/"
@@ -53,6 +54,18 @@ class Output:
     code: str
 
 
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """What the deployment gives a document whose metadata leaves a choice out: the template's
+    ``DefaultTool`` and ``DefaultParameters`` (a JSON object in the API's own field names), as the
+    function's environment holds them."""
+
+    tool: str | None = None
+    parameters: str = "{}"
+    """The JSON text of ``DefaultParameters``, read per document so that a bad one is the
+    document's ``invalid_input`` naming it, not a function that cannot start."""
+
+
 def is_document_key(key: str) -> bool:
     """Objects under ``incoming/`` are documents; a folder placeholder (``…/``) is not."""
     return key.startswith(INCOMING) and not key.endswith("/")
@@ -64,31 +77,41 @@ def output_key(source_key: str, failed: bool, chunks_format: str = JSON) -> str:
     return f"{ERRORS if failed else CHUNKS}{source_key.removeprefix(INCOMING)}{extension}"
 
 
+def output_keys(source_key: str) -> tuple[str, ...]:
+    """Every output a document can have: after its chunking, exactly one of them exists (API.md)."""
+    return (output_key(source_key, failed=False, chunks_format=JSON),
+            output_key(source_key, failed=False, chunks_format=JSONL), output_key(source_key, failed=True))  # fmt: skip
+
+
 def error_output(source: Source, error: ToolError) -> Output:
-    """``errors/<name>.json``: the source and the error's code and message (never its details)."""
-    failure = {"source": asdict(source), "error": {"code": error.code, "message": error.message}}
+    """``errors/<name>.json``: the source and the error's code and message, and its ``details``
+    where it has them (the metadata key at fault and what is wrong with it)."""
+    reported: dict[str, object] = {"code": error.code, "message": error.message}
+    if error.details:
+        reported["details"] = error.details
+    failure = {"source": asdict(source), "error": reported}
     return Output(output_key(source.key, failed=True), encode_json(failure), error.code)
 
 
-def refused_unread(source: Source, chunks_format: str, max_document_bytes: int) -> Output | None:
-    """The error object of a document too large to chunk, known from its size alone (so it is
-    never downloaded); ``None`` when it is to be read. In ``json`` no tool accepts more than its
-    text limit (after a BOM); in ``jsonl`` the deployment's ``MaxDocumentBytes`` (a BOM included)."""
-    if chunks_format == JSON and source.size > LARGEST_TEXT_BYTES + BOM_BYTES:
-        return error_output(source, InputTooLarge(f"The document is larger than {LARGEST_TEXT_BYTES} bytes."))
-    if chunks_format == JSONL and source.size > max_document_bytes:
-        return error_output(source, InputTooLarge(f"The document is larger than {max_document_bytes} bytes."))
+def oversize(size: int, chunks_format: str, max_document_bytes: int) -> InputTooLarge | None:
+    """The refusal of a document too large to chunk, known from its size alone (so it is never
+    downloaded); ``None`` when it is to be read. In ``json`` no tool accepts more than its text
+    limit (after a BOM); in ``jsonl`` the deployment's ``MaxDocumentBytes`` (a BOM included)."""
+    if chunks_format == JSON and size > LARGEST_TEXT_BYTES + BOM_BYTES:
+        return InputTooLarge(f"The document is larger than {LARGEST_TEXT_BYTES} bytes.")
+    if chunks_format == JSONL and size > max_document_bytes:
+        return InputTooLarge(f"The document is larger than {max_document_bytes} bytes.")
     return None
 
 
-def chunk_document(source: Source, content: bytes, metadata: Mapping[str, str]) -> Output:
+def chunk_document(source: Source, content: bytes, metadata: Mapping[str, str], defaults: Defaults) -> Output:
     """The ``json`` output object for one document: ``chunks/<name>.json`` or ``errors/<name>.json``.
 
-    ``metadata`` is the object's user metadata over the deployment's defaults. The bytes depend
-    only on these arguments, so a retried event writes the same object again.
+    ``metadata`` is the object's user metadata (``tool_and_parameters``). The bytes depend only on
+    these arguments, so a retried event writes the same object again.
     """
     try:
-        chosen, parameters = tool_and_parameters(metadata)
+        chosen, parameters, _ = tool_and_parameters(metadata, defaults, literals=True, lifted=False)
         params = chosen.parse({"text": decode_document(content), **parameters})
         result = chosen.encode(chosen.run(params))
     except ToolError as error:
@@ -97,7 +120,9 @@ def chunk_document(source: Source, content: bytes, metadata: Mapping[str, str]) 
     return Output(output_key(source.key, failed=False), encode_json(document), "ok")
 
 
-def document_lines(source: Source, pieces: Iterable[bytes], metadata: Mapping[str, str]) -> Iterator[bytes]:
+def document_lines(
+    source: Source, pieces: Iterable[bytes], metadata: Mapping[str, str], defaults: Defaults
+) -> Iterator[bytes]:
     """The lines of the ``jsonl`` output object ``chunks/<name>.jsonl``, made as ``pieces`` (the
     document's bytes, cut anywhere) are read.
 
@@ -107,8 +132,7 @@ def document_lines(source: Source, pieces: Iterable[bytes], metadata: Mapping[st
     the document whole, within its limits; every other limit on the text's size and the number of
     chunks is lifted. Lines are compact JSON, non-ASCII characters as themselves, each ending in LF.
     """
-    chosen, parameters = tool_and_parameters(metadata)
-    params = chosen.parse_parameters(parameters)
+    chosen, parameters, params = tool_and_parameters(metadata, defaults, literals=True, lifted=True)
     yield encode_json(head(source, chosen, parameters)) + b"\n"
     texts = decode_pieces(pieces)
     if chosen.stream is None:
@@ -167,27 +191,86 @@ def head(source: Source, chosen: Tool, parameters: Params) -> dict[str, Any]:
 def decode_document(content: bytes) -> str:
     try:
         return content.decode("utf-8").removeprefix(BOM)
-    except UnicodeDecodeError:
-        raise InvalidInput("The document is not valid UTF-8.") from None
+    except UnicodeDecodeError as error:
+        raise not_utf8(error.start) from None
 
 
-def tool_and_parameters(metadata: Mapping[str, str]) -> tuple[Tool, dict[str, object]]:
-    """The tool named by ``tool`` (the deployment's default tool is among the defaults) and its parameters.
+def tool_and_parameters(
+    metadata: Mapping[str, object], defaults: Defaults, *, literals: bool, lifted: bool
+) -> tuple[Tool, Params, Params]:
+    """The tool, its parameters as given (the success object's ``parameters``) and as validated.
 
-    Metadata keys (S3 user metadata is ASCII and case-insensitive; S3 hands it back lower-cased) are
-    the tool's input fields but ``text``, hyphenated; string values are JSON string literals,
-    numbers JSON integers. Keys that do not parameterise the chosen tool are ignored: users keep their own.
+    ``metadata`` is the document's own, keys lower-cased: ``tool`` and the tool's input fields but
+    ``text``, hyphenated. Its values are JSON literals in strings where ``literals`` (S3 user
+    metadata is ASCII text), JSON values as they are otherwise (a Knowledge Base ``.metadata.json``).
+    ``DefaultParameters`` gives each field the metadata does not; keys of neither that are not the
+    chosen tool's fields are the user's own and ignored. ``lifted``: the bounds of the document
+    flows' streaming forms (``Tool.document_fields``). Every refusal is ``invalid_input`` (or
+    ``input_too_large`` for a parameter over its byte limit) whose ``details`` name the metadata
+    key at fault, or ``DefaultParameters`` (API.md, "S3 document chunking").
     """
-    tool_id = metadata.get("tool")
-    if tool_id not in TOOL_IDS:
-        raise InvalidInput(f"The tool metadata must be one of {', '.join(TOOL_IDS)}.")
-    chosen = tool(tool_id)
-    parameters: dict[str, object] = {}
+    chosen = chosen_tool(metadata.get("tool", defaults.tool))
+    keys = chosen.metadata_keys
+    for key, name in keys.items():
+        if name != key and name in metadata:
+            raise metadata_error(InvalidInput, name, f"is spelled {key} in metadata")
+    given = {name: value for name, value in default_parameters(defaults.parameters).items() if name in keys.values()}
+    origin = dict.fromkeys(given, DEFAULT_PARAMETERS)
     kinds = {field.name: field.kind for field in chosen.fields}
-    for name, field in chosen.metadata_keys.items():
-        if name in metadata:
-            try:
-                parameters[field] = orjson.loads(metadata[name])
-            except orjson.JSONDecodeError:
-                raise InvalidInput(f"The {name} metadata must be {METADATA_FORMS[kinds[field]]}.") from None
-    return chosen, parameters
+    for key, name in keys.items():
+        if key in metadata:
+            value = metadata[key]
+            given[name] = literal(key, value, kinds[name]) if literals and isinstance(value, str) else value
+            origin[name] = key
+    fields = chosen.document_fields if lifted else tuple(field for field in chosen.fields if field.name != "text")
+    try:
+        params = validate(fields, given)
+    except ToolError as error:
+        faults = [at_fault(problem, origin.get(problem["field"])) for problem in error.details]
+        (first, *_) = faults
+        where = "setting" if first["field"] == DEFAULT_PARAMETERS else "metadata"
+        raise type(error)(f"The {first['field']} {where} {first['problem']}.", faults) from None
+    return chosen, given, params
+
+
+def at_fault(problem: Problem, origin: str | None) -> Problem:
+    """A field's problem as the metadata key (or ``DefaultParameters``) that gave the field."""
+    name = problem["field"]
+    if origin == DEFAULT_PARAMETERS:
+        return {"field": DEFAULT_PARAMETERS, "problem": f"{name} {problem['problem']}"}
+    return {"field": origin or name.replace("_", "-"), "problem": problem["problem"]}
+
+
+DEFAULT_PARAMETERS: Final = "DefaultParameters"
+
+
+def chosen_tool(tool_id: object) -> Tool:
+    if tool_id not in TOOL_IDS:
+        raise metadata_error(InvalidInput, "tool", f"must be one of {', '.join(TOOL_IDS)}")
+    return tool(str(tool_id))
+
+
+def default_parameters(text: str) -> dict[str, object]:
+    try:
+        parameters = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        parameters = None
+    if not isinstance(parameters, dict):
+        raise metadata_error(
+            InvalidInput, DEFAULT_PARAMETERS, "must be a JSON object of the API's field names and values"
+        )
+    return parameters
+
+
+def literal(key: str, value: str, kind: type) -> object:
+    """A metadata value as the JSON literal it must be."""
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        raise metadata_error(InvalidInput, key, f"must be {METADATA_FORMS[kind]}") from None
+
+
+def metadata_error(kind: type[ToolError], key: str, problem: str) -> ToolError:
+    """A refusal of a document's settings, naming the metadata key (or deployment setting) at fault."""
+    where = "setting" if key == DEFAULT_PARAMETERS else "metadata"
+    return kind(f"The {key} {where} {problem}.", [{"field": key, "problem": problem}])

@@ -23,7 +23,7 @@ UNSUPPORTED_MEDIA_TYPE = ErrorCode("unsupported_media_type", 415, "The request b
 TOO_MANY_CHUNKS = ErrorCode("too_many_chunks", 422, "The input would give more pieces than this tool returns.")
 OUTPUT_TOO_LARGE = ErrorCode("output_too_large", 422, "The result would be larger than this tool returns.")
 UNCLOSED_START_MARKER = ErrorCode("unclosed_start_marker", 422, "A start marker has no end marker after it.")
-NOT_FOUND = ErrorCode("not_found", 404, "There is no such route.")
+NOT_FOUND = ErrorCode("not_found", 404, "There is no such route; GET /v1/tools lists the tools and their routes.")
 METHOD_NOT_ALLOWED = ErrorCode("method_not_allowed", 405, "This route does not accept this method.")
 INTERNAL_ERROR = ErrorCode("internal_error", 500, "The service failed unexpectedly.")
 # Answered by API Gateway only (the template's gateway responses), never by a function.

@@ -115,18 +115,14 @@ class FileFailed(Exception):
         self.error = error
 
 
-def tool_and_parameters(file_metadata: Mapping[str, Any] | None, defaults: Mapping[str, str]) -> tuple[Tool, Params]:
-    """The tool and its validated parameters from the file's metadata over the function's defaults.
-
-    The tool is chosen as in the S3 flow, whose rule also reads the defaults (written for it: JSON
-    literals in strings); the file's own values are JSON strings or integers as they are, since
-    this metadata is JSON already. Keys that parameterise no chosen tool are the user's own.
-    """
+def tool_and_parameters(file_metadata: Mapping[str, Any] | None, defaults: documents.Defaults) -> tuple[Tool, Params]:
+    """The tool and its validated parameters from the file's metadata over the function's defaults,
+    by the S3 flow's rule (``documents.tool_and_parameters``), its values JSON strings or integers
+    as they are, since this metadata is JSON already; the streaming forms' bounds (API.md)."""
     given = file_metadata or {}
     choice = {"tool": str(given["tool"])} if "tool" in given else {}
-    chosen, parameters = documents.tool_and_parameters({**defaults, **choice})
-    parameters |= {field: given[key] for key, field in chosen.metadata_keys.items() if key in given}
-    return chosen, chosen.parse_parameters(parameters)
+    chosen, _, params = documents.tool_and_parameters({**given, **choice}, defaults, literals=False, lifted=True)
+    return chosen, params
 
 
 class OutputContent(TypedDict):

@@ -207,7 +207,8 @@ def call_tool(params: Mapping[str, Any]) -> Result:
     try:
         output = tool.run(tool.parse({} if arguments is None else arguments))
         body = tool.encode(output)
-    except ToolError as error:
+    except ToolError as raised:
+        error = tool.pointing_to_documents(raised)  # as the REST route says it
         failure: Message = {"error": {"code": error.code, "message": error.message}}
         if error.details:  # which argument is wrong, as the REST route's error body says it
             failure["error"]["details"] = error.details

@@ -38,15 +38,24 @@ def decode_pieces(pieces: Iterable[bytes]) -> Iterator[str]:
     """
     decoder = codecs.getincrementaldecoder("utf-8")()
     started = False
-    try:
-        for piece in chain(pieces, [None]):  # None: the end, where a cut-short sequence is an error
+    read = 0  # the bytes handed to the decoder before this piece
+    for piece in chain(pieces, [None]):  # None: the end, where a cut-short sequence is an error
+        held = len(decoder.getstate()[0])  # the start of a sequence the last piece cut, given again
+        try:
             text = decoder.decode(b"", final=True) if piece is None else decoder.decode(piece)
-            if text and not started:  # the first character decoded: a BOM there is dropped
-                text, started = text.removeprefix(BOM), True
-            if text:
-                yield text
-    except UnicodeDecodeError:
-        raise InvalidInput("The document is not valid UTF-8.") from None
+        except UnicodeDecodeError as error:
+            raise not_utf8(read - held + error.start) from None
+        read += len(piece or b"")
+        if text and not started:  # the first character decoded: a BOM there is dropped
+            text, started = text.removeprefix(BOM), True
+        if text:
+            yield text
+
+
+def not_utf8(offset: int) -> InvalidInput:
+    """A document that is not UTF-8, and the byte (from the object's first, a BOM counted) where
+    that is found: a user can look there (``head -c``), and no byte of the text is quoted."""
+    return InvalidInput(f"The document is not valid UTF-8 (at byte {offset}).")
 
 
 class Window(NamedTuple):

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from .codec import decode_json, encode_json
 from .descriptor import Descriptor
-from .errors import InputTooLarge, OutputTooLarge, ToolError
+from .errors import InputTooLarge, OutputTooLarge, ToolError, TooManyChunks
 from .fields import InputField, validate
 from .streaming import Stream
 
@@ -16,6 +16,7 @@ JSON_ESCAPE_GROWTH: Final = 6
 """The most bytes JSON can spend on one UTF-8 byte of a string (``\\u0001`` for ``\\x01``)."""
 BODY_SLACK_BYTES: Final = 64 * 1024
 """Room in a request body for keys, numbers and insignificant whitespace around the strings."""
+ANY_SIZE: Final = "The S3 document flow (ChunksFormat jsonl) chunks documents of any size."
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,17 @@ class Tool:
         if limit is not None and len(body) > limit:
             raise OutputTooLarge(f"The result would be larger than {limit} bytes.")
         return body
+
+    def pointing_to_documents(self, error: ToolError) -> ToolError:
+        """A refusal of one request for its text's size (too large, too many chunks, too large a
+        result) with one more sentence saying where texts of any size go, when this tool has a
+        streaming form (a tool without one keeps its limits in the document flows too: API.md).
+        A parameter over its own limit (a delimiter) is left as it is."""
+        if self.stream is None or not isinstance(error, (InputTooLarge, TooManyChunks, OutputTooLarge)):
+            return error
+        if error.details and error.details[0]["field"] != "text":
+            return error
+        return type(error)(f"{error.message} {ANY_SIZE}", error.details)
 
     def execute(self, body: str | bytes) -> bytes:
         """Answer one JSON request body with the JSON output body, or raise a ``ToolError``.
