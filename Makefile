@@ -11,6 +11,8 @@ SCAN_STAMP := $(SCAN_VENV)/.installed-3.13
 MUTATE_VENV := .venv-mutate
 MUTATE_STAMP := $(MUTATE_VENV)/.installed-3.13
 MUTATE_DIR := build/mutate
+NODE_DIR := .node
+NODE_STAMP := $(NODE_DIR)/.installed-commonmark-0.31.2
 HOST_ARCH := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64)
 
 export PATH := $(BIN):$(PATH)
@@ -35,6 +37,13 @@ $(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/cor
 	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt >&2
 	@touch $@
 
+# commonmark.js, the CommonMark spec's reference implementation in JavaScript: the Markdown fuzz
+# test's judge (tests only; nothing of it ships). Node.js and npm come with the machine.
+$(NODE_STAMP):
+	@command -v npm >/dev/null || { echo "npm not found: install Node.js (20 or newer) for the Markdown fuzz test's reference" >&2; exit 2; }
+	npm install --silent --no-audit --no-fund --no-save --prefix $(NODE_DIR) commonmark@0.31.2
+	@touch $@
+
 $(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
 	@[ -x $(SCAN_VENV)/bin/python ] || $(PYTHON) -m venv $(SCAN_VENV)
 	$(SCAN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-scan.txt -c constraints-scan.txt
@@ -45,7 +54,7 @@ $(MUTATE_STAMP): requirements-mutate.txt constraints-mutate.txt src/core/require
 	$(MUTATE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-mutate.txt -c constraints-mutate.txt
 	@touch $@
 
-install: $(STAMP) $(SCAN_STAMP) $(MUTATE_STAMP) ## Create or update .venv (Python 3.13, pinned tools), .venv-scan (checkov), .venv-mutate (mutmut)
+install: $(STAMP) $(SCAN_STAMP) $(MUTATE_STAMP) $(NODE_STAMP) ## Create or update .venv (Python 3.13, pinned tools), .venv-scan (checkov), .venv-mutate (mutmut), .node (commonmark.js)
 
 lint: $(STAMP) ## ruff check and format check
 	ruff check .
@@ -61,7 +70,7 @@ validate: $(STAMP) ## sam validate --lint (cfn-lint included), the stack's templ
 scan: $(SCAN_STAMP) ## checkov over both templates (every finding fixed or suppressed with a reason)
 	$(CHECKOV) -f template.yaml -f examples/knowledge-base/template.yaml --framework cloudformation --compact --quiet --skip-download
 
-unit: $(STAMP) $(SCAN_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
+unit: $(STAMP) $(SCAN_STAMP) $(NODE_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
 	pytest
 
 test: lint typecheck validate unit ## Everything CI runs
@@ -69,18 +78,18 @@ test: lint typecheck validate unit ## Everything CI runs
 test-fast: $(STAMP) ## The unit tests alone (the pure core and the handlers in-process; seconds)
 	pytest tests/unit
 
-fuzz: $(STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
+fuzz: $(STAMP) $(NODE_STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/integration/test_fuzz.py
 
 # mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
 # src/texttools (docs/development.md, "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
 # verdict when only the tests change.
-mutate: $(MUTATE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
+mutate: $(MUTATE_STAMP) $(NODE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
 	@rm -rf $(MUTATE_DIR)/mutants && mkdir -p $(MUTATE_DIR)/src $(MUTATE_DIR)/mutants/src/texttools
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
 	@ln -sfn $(abspath spec/seeds) $(MUTATE_DIR)/mutants/src/texttools/seeds  # mutmut copies no linked directory
 	@ln -sfn $(abspath src/handlers) $(MUTATE_DIR)/src/handlers
-	@for path in pyproject.toml tests scripts benchmarks spec events template.yaml openapi.json docs README.md LICENSE CHANGELOG.md; do \
+	@for path in pyproject.toml tests scripts benchmarks spec events template.yaml openapi.json docs README.md LICENSE CHANGELOG.md .node; do \
 		ln -sfn $(abspath .)/$$path $(MUTATE_DIR)/$$path; done
 	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
 	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results

@@ -27,6 +27,7 @@ from typing import Any
 from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
 from benchmarks.workloads import (
     count_ladder_text,
+    hostile_markdown,
     largest_requests,
     markdown_text,
     pathological,
@@ -101,12 +102,10 @@ def floor_scan(tool_id: str, request: dict[str, Any]) -> list[Any]:
 
 
 def block_parse(text: str) -> list[Any]:
-    from markdown_it import MarkdownIt  # noqa: PLC0415 (only the Markdown rows need it)
+    """The CommonMark parse the Markdown tool stands on: pulldown-cmark's events (pyromark)."""
+    import pyromark  # noqa: PLC0415 (only the Markdown rows need it)
 
-    parser = MarkdownIt("commonmark")
-    tokens: list[Any] = []
-    parser.block.parse(text.replace("\r\n", "\n").replace("\r", "\n"), parser, {}, tokens)
-    return tokens
+    return list(pyromark.events(text.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 def floor_write(output: dict[str, Any]) -> str:
@@ -432,6 +431,18 @@ def scaling_rows() -> list[dict[str, Any]]:
     return rows
 
 
+def hostile_markdown_rows() -> list[dict[str, Any]]:
+    """Each hostile Markdown input at the size limit through the full handler, slowest first (the
+    budget, tested in tests/integration/test_markdown_hostile.py, is 0.5 s)."""
+    (tool_id,) = [tool_id for tool_id, tool in TOOLS.items() if reads_markdown(tool)]
+    limit = TOOLS[tool_id].byte_limits["text"]
+    rows = []
+    for name, text in hostile_markdown(limit).items():
+        ms, status = run_ms(tool_id, request_of(TOOLS[tool_id], text))
+        rows.append({"case": name, "ms": ms, "status": status})
+    return sorted(rows, key=lambda row: -row["ms"])
+
+
 def peer_rows() -> list[dict[str, Any]]:
     """langchain-text-splitters' CharacterTextSplitter (start offsets only, no line numbers) beside ours."""
     from langchain_text_splitters import CharacterTextSplitter  # noqa: PLC0415 (bench-only dependency)
@@ -554,6 +565,8 @@ def main() -> None:
          [("function", "<24"), ("frozen_objects", ">14"), ("full_gc_ms", ">10.2f"), ("unfrozen_full_gc_ms", ">19.2f")]),
         ("scaling", "Scaling (full handler, median ms)", scaling_rows,
          [("case", "<30"), ("tool", "<22"), ("ms", ">8.2f"), ("status", ">6")]),
+        ("hostile_markdown", "Hostile Markdown at the size limit, full handler, slowest first (median ms)",
+         hostile_markdown_rows, [("case", "<44"), ("ms", ">8.2f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),
         ("markdown_peer", "Markdown: langchain's MarkdownHeaderTextSplitter beside markdown-sections-chunk",
          markdown_peer_rows, [("what", "<84"), ("value", ">10.2f")]),

@@ -160,6 +160,48 @@ def chunk_count_text(chunks: int, size: int = 64 * 1024) -> str:
     return "\n\n".join(pieces)
 
 
+def repeated_up_to(limit_bytes: int, piece: str, head: str = "", tail: str = "") -> str:
+    """``head``, ``piece`` as many times as fits, then ``tail``, within ``limit_bytes`` of UTF-8."""
+    room = limit_bytes - len((head + tail).encode())
+    return head + piece * (room // len(piece.encode())) + tail
+
+
+def hostile_markdown(limit_bytes: int) -> dict[str, str]:
+    """Markdown that a parser with a quadratic (or worse) path chokes on, each at the size limit:
+    cmark's own pathological tests (test/pathological_tests.py), the inputs that held markdown-it-py
+    for seconds (issue 41), and deep nesting, tabs and line endings."""
+
+    def half(piece: str) -> int:
+        return (limit_bytes - 1) // 2 // len(piece.encode())
+
+    n = half("*a **a ")
+    return {
+        "nested strong emphasis": "*a **a " * n + "b" + " a** a*" * n,
+        "many emphasis closers": repeated_up_to(limit_bytes, "a**"),
+        "many emphasis openers": repeated_up_to(limit_bytes, "**a"),
+        "many link closers": repeated_up_to(limit_bytes, "a]"),
+        "many link openers": repeated_up_to(limit_bytes, "[a"),
+        "mismatched openers and closers": repeated_up_to(limit_bytes, "*a_ "),
+        "openers and closers, multiple of 3": repeated_up_to(limit_bytes, "c* ", head="a**b"),
+        "link openers and emphasis closers": repeated_up_to(limit_bytes, "[ a_"),
+        "pattern [ (](": repeated_up_to(limit_bytes, "[ (]("),
+        "nested brackets": "[" * half("[") + "a" + "]" * half("]"),
+        "nested block quotes": repeated_up_to(limit_bytes, "> ", tail="a\n# h\n"),
+        "deeply nested lists": "".join("  " * i + "* a\n" for i in range(300)),
+        "unclosed links A": repeated_up_to(limit_bytes, "[a](<b"),
+        "unclosed links B": repeated_up_to(limit_bytes, "[a](b"),
+        "many references": joined_up_to(limit_bytes, (f"[{i}]: u\n" for i in range(limit_bytes))),
+        "backticks": "".join("e" + "`" * i for i in range(1, 700)),
+        "U+0000 and text": repeated_up_to(limit_bytes, "abc\u0000de\u0000"),
+        "indented code in block quotes": repeated_up_to(limit_bytes, "    x\n>     y\n"),
+        "tab and space soup with headings": repeated_up_to(limit_bytes, " \t \t\n\t # h\t\n  \t> \t- \t x\n"),
+        "setext underlines and reference definitions": repeated_up_to(limit_bytes, "[o]:l\n<g>\n=\n"),
+        "unclosed HTML blocks of type 1": repeated_up_to(limit_bytes, "<pre\n</style>\n"),
+        "CR only": "\r" * limit_bytes,
+        "fences that never close": repeated_up_to(limit_bytes, "```\n> ~~~\n"),
+    }
+
+
 def pathological() -> dict[str, tuple[str, dict[str, Any]]]:
     """For every tool: a text of CRs only and one blank line of spaces; with a delimiter, a long run
     of CRs split on CRs and a delimiter that nearly matches everywhere; with markers, equal start

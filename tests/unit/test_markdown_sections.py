@@ -85,9 +85,34 @@ def test_hash_lines_that_are_not_top_level_headings_start_no_section(text: str) 
     assert outline(text) == [(0, None, [], text)]
 
 
-def test_a_heading_after_blocks_nested_deeper_than_the_parser_nests_is_found() -> None:
-    """markdown-it stops nesting 20 levels deep (docs/markdown.md): a top-level heading after is found."""
+def test_a_heading_after_deeply_nested_blocks_is_found() -> None:
     assert outline(">" * 30 + " a\n\n# after") == [(0, None, [], ">" * 30 + " a"), (1, "after", [], "# after")]
+    assert outline(">" * 50_000 + " a\n\n# after")[-1] == (1, "after", [], "# after")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A link reference definition does not end its paragraph: the lines after it are that
+        # paragraph's (cmark and commonmark.js; markdown-it-py closed the definition as a block).
+        ("[o]:l\n<g>\n=", [(0, None, [], "[o]:l"), (1, "<g>", [], "<g>\n=")]),
+        ("[o]:'\n\tz\n=", [(0, None, [], "[o]:'"), (1, "z", [], "\tz\n=")]),
+        ("1. [o]:'\n=\n-", [(0, None, [], "1. [o]:'\n=\n-")]),
+        # An HTML block of type 1 ends at the first line holding any of the four end tags (spec
+        # 4.6, "need not match"), where pulldown-cmark waits for the matching one.
+        ("<style </textarea>\n#", [(0, None, [], "<style </textarea>"), (1, "", [], "#")]),
+        ("<pre>\n</script>\n# h", [(0, None, [], "<pre>\n</script>"), (1, "h", [], "# h")]),
+        ("<PRE x>\n<textarea\n</STYLE>\n# h", [(0, None, [], "<PRE x>\n<textarea\n</STYLE>"), (1, "h", [], "# h")]),
+        ("<pre>\n</PRE>\n# h", [(0, None, [], "<pre>\n</PRE>"), (1, "h", [], "# h")]),
+        ("<pre\n</style>\n<script\n</pre>\n# h\n<style\n</script>\n## i",
+         [(0, None, [], "<pre\n</style>\n<script\n</pre>"), (1, "h", [], "# h\n<style\n</script>"),
+          (2, "i", ["h"], "## i")]),
+        ("<script>\n# not\n</script>\n# h", [(0, None, [], "<script>\n# not\n</script>"), (1, "h", [], "# h")]),
+    ],
+)  # fmt: skip
+def test_headings_as_the_commonmark_reference_implementations_find_them(text: str, expected: Any) -> None:
+    """issue 41's minimal cases, each as cmark and commonmark.js read it."""
+    assert outline(text) == expected
 
 
 def test_a_closing_pre_tag_starts_an_html_block_as_the_reference_parsers_do() -> None:

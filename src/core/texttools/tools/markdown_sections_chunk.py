@@ -1,19 +1,23 @@
 """markdown-sections-chunk: a Markdown document cut at its top-level headings, as a CommonMark
 0.31.2 block parser finds them, with heading paths, spans and line numbers.
 
-The parser is markdown-it-py's (a port of markdown-it 14.1.0, which follows CommonMark 0.31.2),
-its block rules alone: which lines are headings, their levels and whether they are top-level
-blocks is all this tool asks of it, and inline parsing would cost ten times the block parse. It
-reads a normalised copy of the text (line endings as LF, U+0000 as U+FFFD, as CommonMark
+The parser is pulldown-cmark's (Rust, linear in time, through pyromark), with one correction where
+it parts from the CommonMark reference implementations (cmark, commonmark.js): an HTML block opened
+by ``<pre``, ``<script``, ``<style`` or ``<textarea`` ends at the first line holding any of their
+four end tags, in any case (spec 4.6), where pulldown-cmark waits for the one that matches, in
+lower case (docs/markdown.md).
+Which lines are headings, their levels and whether they are top-level blocks is all this tool asks
+of it. It reads a normalised copy of the text (line endings as LF, U+0000 as U+FFFD, as CommonMark
 parses); that copy has the same lines as the text, so everything the answer holds (offsets,
 lines, heading contents) is read from the text itself by line number, with the line rules of
 the other tools.
 """
 
 import re
-from typing import NamedTuple, TypedDict
+from bisect import bisect_right
+from typing import Any, NamedTuple, TypedDict
 
-from markdown_it import MarkdownIt
+import pyromark
 
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
@@ -27,7 +31,19 @@ MAX_SECTIONS = DESCRIPTOR.limits["max_sections"]
 DEEPEST = DESCRIPTOR.input_schema["properties"]["max_level"]["maximum"]
 """The deepest heading level, and ``max_level``'s default (the descriptor: "defaults to 6")."""
 
-_PARSER = MarkdownIt("commonmark")
+_CONTAINERS = frozenset({"BlockQuote", "List", "Item"})
+"""The blocks a heading inside of is not top-level."""
+_RAW_OPENING = re.compile(rb"<(pre|script|style|textarea)(?=[ \t\n>]|$)", re.IGNORECASE)
+"""The start condition of an HTML block of type 1 (spec 4.6), at the block's first byte."""
+_RAW_CLOSING = re.compile(rb"</(?:pre|script|style|textarea)>", re.IGNORECASE)
+"""Its end condition: any of the four end tags, whichever opened it."""
+_RAW_OPENING_LINE = re.compile(
+    rb"^ {0,3}(?=<(?:pre|script|style|textarea)(?:[ \t\n>]|$))", re.IGNORECASE | re.MULTILINE
+)
+"""A line at the margin that opens an HTML block of type 1."""
+_CORRECTION_ROUNDS = 4
+"""Parses at most, so that no input costs more than a few linear parses (a corrected block can
+bring to light one that it had swallowed; the chained corrections below take most at once)."""
 _BLANK = " \t\r\n"
 """What blank lines and line endings are made of (only U+0020 and U+0009 make a line blank)."""
 _ENDING = re.compile(r"[\r\n]")
@@ -94,14 +110,79 @@ def markdown_sections_chunk(text: str, max_level: int = DEEPEST) -> MarkdownSect
 def top_level_headings(text: str) -> list[Heading]:
     """The ATX and setext headings that are top-level blocks, in order, from the block parse of
     the normalised text (lines as in ``text``; U+0000 replaced, for parsing only)."""
-    normalised = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-    tokens: list = []  # type: ignore[type-arg]  # markdown-it-py's Token
-    _PARSER.block.parse(normalised, _PARSER, {}, tokens)
-    return [
-        Heading(token.map[0], token.map[1] - token.map[0], int(token.tag[1]), token.markup[0] in _SETEXT_MARKUP)
-        for token in tokens
-        if token.type == "heading_open" and token.level == 0
-    ]
+    source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").encode()
+    for _ in range(_CORRECTION_ROUNDS):
+        headings, raw_blocks = parsed(source)
+        corrected = with_raw_blocks_closed(source, raw_blocks)
+        if corrected == source:
+            break
+        source = corrected
+    line_ends = running_sum((len(line) + 1 for line in source.split(b"\n")), 0)[1:]
+    found = []
+    for start, end, level in headings:
+        first = bisect_right(line_ends, start)
+        last = bisect_right(line_ends, end - 1)
+        found.append(Heading(first, last - first + 1, level, last > first))
+    return found
+
+
+def parsed(source: bytes) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
+    """pulldown-cmark's top-level headings ``(start, end, level)`` and HTML blocks ``(start,
+    end)``, as UTF-8 byte ranges of ``source``."""
+    headings, raw_blocks = [], []
+    depth = 0
+    events: Any = pyromark.events_with_range(source.decode())  # (a mapping or a bare name, a range)
+    for event, where in events:
+        if type(event) is not dict:  # SoftBreak, HardBreak, Rule
+            continue
+        if (opened := event.get("Start")) is not None:
+            kind, detail = _kind(opened)
+            if kind == "Heading" and depth == 0:
+                headings.append((where["start"], where["end"], int(detail["level"][1])))
+            elif kind == "HtmlBlock":
+                raw_blocks.append((where["start"], where["end"]))
+            depth += kind in _CONTAINERS
+        elif (closed := event.get("End")) is not None:
+            depth -= _kind(closed)[0] in _CONTAINERS
+    return headings, raw_blocks
+
+
+def _kind(tag: Any) -> tuple[str, Any]:
+    """A pyromark tag's name and details (a bare name, or a one-entry mapping)."""
+    if isinstance(tag, str):
+        return tag, None
+    ((kind, detail),) = tag.items()
+    return kind, detail
+
+
+def with_raw_blocks_closed(source: bytes, raw_blocks: list[tuple[int, int]]) -> bytes:
+    """``source`` with each HTML block of type 1 that pulldown-cmark ran past its end (the first
+    line holding any of the four end tags) closed there: that end tag becomes the one that opened
+    the block, so pulldown-cmark ends it on the same line as the references do. Openings inside
+    such a block's overrun are blocks of their own in the references: closed the same way, in the
+    same pass. Same length in lines; nothing else changes."""
+    pieces, done = [], 0
+    for start, end in raw_blocks:
+        opening = _RAW_OPENING.match(source, start)
+        if opening is None or start < done:
+            continue
+        while opening is not None and opening.start() < end:
+            closing = _RAW_CLOSING.search(source, opening.start(), end)
+            line_end = source.find(b"\n", closing.start()) if closing else -1
+            if closing is None or line_end in (-1, end - 1) or line_end + 1 >= end:
+                break  # no end tag inside the block, or the block ends on its line: as the references
+            wanted = b"</" + opening[1].lower() + b">"  # pulldown-cmark matches end tags in lower case only
+            pieces += [source[done : closing.start()], wanted]
+            done = closing.end()
+            opening = _next_raw_opening(source, line_end + 1, end)
+    return b"".join([*pieces, source[done:]]) if pieces else source
+
+
+def _next_raw_opening(source: bytes, start: int, end: int) -> "re.Match[bytes] | None":
+    """The next line in ``source[start:end]`` that opens an HTML block of type 1 (up to three
+    spaces of indentation, as a block at the margin)."""
+    at = _RAW_OPENING_LINE.search(source, start, end)
+    return _RAW_OPENING.match(source, at.end()) if at else None
 
 
 def line_starts(view: str) -> list[int]:

@@ -1,0 +1,34 @@
+"""markdown-sections-chunk in linear time (issue 41): every hostile input at the size limit
+(benchmarks/workloads.py, ``hostile_markdown``: cmark's pathological tests, the inputs that held
+the earlier parser for seconds, deep nesting, tabs, line endings) is answered through the tool's
+own handler within 0.5 s on this machine, where the function's timeout is 10 s. ``make bench``
+prints each one's time."""
+
+import json
+import time
+
+import pytest
+
+from benchmarks.workloads import hostile_markdown
+from scripts.lambda_events import LocalContext, api_event
+from tests.conftest import api_handler
+from texttools.registry import tool
+
+TOOL = tool("markdown-sections-chunk")
+LIMIT = TOOL.byte_limits["text"]
+BUDGET_SECONDS = 0.5
+CASES = hostile_markdown(LIMIT)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_markdown_is_answered_within_the_budget(case: str) -> None:
+    text = CASES[case]
+    assert len(text.encode()) <= LIMIT
+    event = api_event("POST", TOOL.execute_url, json.dumps({"text": text}), {"Content-Type": "application/json"})
+    handler = api_handler(TOOL.id)
+    handler(event, LocalContext("MarkdownSectionsChunkFunction"))  # warm: the budget is for a request
+    started = time.perf_counter()
+    response = handler(event, LocalContext("MarkdownSectionsChunkFunction"))
+    elapsed = time.perf_counter() - started
+    assert response["statusCode"] in {200, 413, 422}, response["body"][:200]
+    assert elapsed < BUDGET_SECONDS, f"{case}: {elapsed:.3f} s"
