@@ -549,7 +549,14 @@ def build_openapi() -> dict[str, Any]:
         ),
     }
     paths["/v1/health"] = {
-        "get": get_operation("health", "The API answers", HEALTH_SCHEMA, {"status": "ok"}, open_to_all=True)
+        "get": get_operation("health", "The API answers", HEALTH_SCHEMA, {"status": "ok"}, open_to_all=True),
+        "head": {  # API.md: for load balancers' probes
+            "tags": ["discovery"],
+            "summary": "The API answers, without a body (for load balancers' probes)",
+            "operationId": "health_probe",
+            "responses": {"200": {"description": "The API answers", "headers": dict(FUNCTION_HEADERS)}},
+            "security": [],
+        },
     }
     paths["/openapi.json"] = {
         "get": get_operation(

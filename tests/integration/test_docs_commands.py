@@ -3,6 +3,7 @@
 import os
 import re
 import subprocess
+import sys
 
 from scripts.template import ROOT
 from tests.conftest import SampleS3
@@ -27,8 +28,8 @@ def test_removing_the_stack_empties_every_version_and_delete_marker_then_the_buc
         client.put_object(Bucket=bucket, Key=f"incoming/{number % 700}.md", Body=b"x")
     client.delete_object(Bucket=bucket, Key="incoming/7.md")  # a delete marker
     commands = section_commands(OPERATIONS, "Remove the stack")
-    assert commands[0].startswith("BUCKET=$(aws cloudformation describe-stacks")
-    assert commands[1] == "sam delete --stack-name text-tools --no-prompts"
+    assert commands[0].startswith("BUCKET=$(.venv/bin/aws cloudformation describe-stacks")  # the project's CLI
+    assert commands[1] == ".venv/bin/sam delete --stack-name text-tools --no-prompts"
     assert commands[2].startswith("make remove-bucket BUCKET=$BUCKET   # every version and delete marker")
     environment = {**os.environ, **sample_s3.environment, "BUCKET": bucket}
     line = commands[2]
@@ -47,3 +48,28 @@ def test_remove_bucket_without_a_bucket_says_how_to_call_it() -> None:
     )
     assert done.returncode == 2
     assert "usage: make remove-bucket BUCKET=<name>" in done.stderr
+
+
+def test_an_earlier_version_of_a_document_comes_back_as_documented(sample_s3: SampleS3) -> None:
+    """docs/operations.md, "Old versions": list the versions, copy one over the current one (with
+    the project's AWS CLI, as pasted, ``<VersionId>`` filled in)."""
+    client, bucket = sample_s3.client, "text-tools-documents-restore"
+    client.create_bucket(Bucket=bucket)
+    client.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    first = client.put_object(Bucket=bucket, Key="incoming/doc.md", Body=b"yesterday", Metadata={"tool": "x"})
+    client.put_object(Bucket=bucket, Key="incoming/doc.md", Body=b"today, by mistake")
+    listing, restore = section_commands(OPERATIONS, "Old versions: what the bucket keeps, and getting a document back")
+    bin_dir = os.path.dirname(sys.executable)
+    environment = {**os.environ, **sample_s3.environment, "BUCKET": bucket, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+    def run(line: str) -> "subprocess.CompletedProcess[str]":
+        return subprocess.run(["bash", "-c", line], env=environment, capture_output=True, text=True, check=False,
+                              timeout=120)  # fmt: skip
+
+    listed = run(listing)
+    assert listed.returncode == 0, listed.stderr
+    assert first["VersionId"] in listed.stdout
+    copied = run(restore.replace("<VersionId>", first["VersionId"]))
+    assert copied.returncode == 0, copied.stderr
+    current = client.get_object(Bucket=bucket, Key="incoming/doc.md")
+    assert (current["Body"].read(), current["Metadata"]) == (b"yesterday", {"tool": "x"})  # its metadata too

@@ -948,6 +948,8 @@ def test_docs_fill_in_no_key_when_the_api_takes_none() -> None:
 def test_discovery_health_and_mcp_answer_through_make_serve(base_url: str) -> None:
     """The routes with a path parameter, without a key, and the MCP route, as routed by the template."""
     assert call(base_url + "/v1/health", method="GET", content_type=None, headers={})[:1] == (200,)
+    status, headers, body = call(base_url + "/v1/health", method="HEAD", content_type=None, headers={})
+    assert (status, body, headers["Content-Length"]) == (200, b"", "0")  # API.md: HEAD for load balancers' probes
     status, _, body = call(base_url + "/v1/tools/no-such/versions/9", method="GET", content_type=None)
     assert (status, json.loads(body)["error"]["code"]) == (404, "not_found")
     status, _, body = call(base_url + "/v1/tools", method="GET", content_type=None, headers={})

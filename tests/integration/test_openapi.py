@@ -176,11 +176,13 @@ def test_discovery_and_mcp_routes_are_documented_with_their_auth() -> None:
     assert {path: sorted(item) for path, item in DOCUMENT["paths"].items() if "execute" not in path} == {
         "/v1/tools": ["get"],
         "/v1/tools/{id}/versions/{version}": ["get", "parameters"],
-        "/v1/health": ["get"],
+        "/v1/health": ["get", "head"],
         "/openapi.json": ["get"],
         "/mcp": ["post"],
     }
-    assert DOCUMENT["paths"]["/v1/health"]["get"]["security"] == []
+    assert (
+        DOCUMENT["paths"]["/v1/health"]["get"]["security"] == DOCUMENT["paths"]["/v1/health"]["head"]["security"] == []
+    )
     assert DOCUMENT["paths"]["/openapi.json"]["get"]["security"] == []
     assert "security" not in DOCUMENT["paths"]["/mcp"]["post"]
 

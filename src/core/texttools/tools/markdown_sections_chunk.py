@@ -14,7 +14,6 @@ the other tools.
 """
 
 import re
-from bisect import bisect_right
 from typing import Any, NamedTuple, TypedDict
 
 import pyromark
@@ -31,8 +30,8 @@ MAX_SECTIONS = DESCRIPTOR.limits["max_sections"]
 DEEPEST = DESCRIPTOR.input_schema["properties"]["max_level"]["maximum"]
 """The deepest heading level, and ``max_level``'s default (the descriptor: "defaults to 6")."""
 
-_CONTAINERS = frozenset({"BlockQuote", "List", "Item"})
-"""The blocks a heading inside of is not top-level."""
+_CONTAINERS = frozenset({"BlockQuote", "List"})
+"""The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
 _RAW_OPENING = re.compile(rb"<(pre|script|style|textarea)(?=[ \t\n>]|$)", re.IGNORECASE)
 """The start condition of an HTML block of type 1 (spec 4.6), at the block's first byte."""
 _RAW_CLOSING = re.compile(rb"</(?:pre|script|style|textarea)>", re.IGNORECASE)
@@ -117,12 +116,13 @@ def top_level_headings(text: str) -> list[Heading]:
         if corrected == source:
             break
         source = corrected
-    line_ends = running_sum((len(line) + 1 for line in source.split(b"\n")), 0)[1:]
     found = []
-    for start, end, level in headings:
-        first = bisect_right(line_ends, start)
-        last = bisect_right(line_ends, end - 1)
-        found.append(Heading(first, last - first + 1, level, last > first))
+    line = at = 0
+    for start, end, level in headings:  # in order: each newline is counted once, at C speed
+        line += source.count(b"\n", at, start)
+        at = start
+        lines = 1 + source.count(b"\n", start, end - 1)  # the range ends after its last line's ending
+        found.append(Heading(line, lines, level, lines > 1))
     return found
 
 
@@ -130,29 +130,24 @@ def parsed(source: bytes) -> tuple[list[tuple[int, int, int]], list[tuple[int, i
     """pulldown-cmark's top-level headings ``(start, end, level)`` and HTML blocks ``(start,
     end)``, as UTF-8 byte ranges of ``source``."""
     headings, raw_blocks = [], []
-    depth = 0
-    events: Any = pyromark.events_with_range(source.decode())  # (a mapping or a bare name, a range)
+    depth = 0  # block quotes and lists open around the event (a list item is always in a list)
+    events: Any = pyromark.events_with_range(source.decode(), merge_text=True)  # (an event, its range)
     for event, where in events:
         if type(event) is not dict:  # SoftBreak, HardBreak, Rule
             continue
-        if (opened := event.get("Start")) is not None:
-            kind, detail = _kind(opened)
-            if kind == "Heading" and depth == 0:
-                headings.append((where["start"], where["end"], int(detail["level"][1])))
-            elif kind == "HtmlBlock":
+        opened = event.get("Start")
+        if opened is None:
+            closed = event.get("End")
+            depth -= type(closed) is dict and not _CONTAINERS.isdisjoint(closed)
+        elif type(opened) is not dict:  # Paragraph, Item, HtmlBlock, ...
+            if opened == "HtmlBlock":
                 raw_blocks.append((where["start"], where["end"]))
-            depth += kind in _CONTAINERS
-        elif (closed := event.get("End")) is not None:
-            depth -= _kind(closed)[0] in _CONTAINERS
+        elif "Heading" in opened:
+            if depth == 0:
+                headings.append((where["start"], where["end"], int(opened["Heading"]["level"][1])))
+        else:
+            depth += not _CONTAINERS.isdisjoint(opened)
     return headings, raw_blocks
-
-
-def _kind(tag: Any) -> tuple[str, Any]:
-    """A pyromark tag's name and details (a bare name, or a one-entry mapping)."""
-    if isinstance(tag, str):
-        return tag, None
-    ((kind, detail),) = tag.items()
-    return kind, detail
 
 
 def with_raw_blocks_closed(source: bytes, raw_blocks: list[tuple[int, int]]) -> bytes:
