@@ -27,6 +27,8 @@ CHUNKS_FORMATS: Final = (JSON, JSONL)
 BOM_BYTES = len(BOM.encode())
 LARGEST_TEXT_BYTES = max(each.byte_limits["text"] for each in tools().values())
 _line = partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+DEFAULT_PARAMETERS: Final = "DefaultParameters"
+"""The template parameter whose JSON object fills what a document's metadata leaves out."""
 METADATA_FORMS: Final = {
     str: 'a JSON string literal, such as "\\n\\n" with its quotes',
     int: "a JSON integer, such as 10",
@@ -227,9 +229,7 @@ def tool_and_parameters(
         params = validate(fields, given)
     except ToolError as error:
         faults = [at_fault(problem, origin.get(problem["field"])) for problem in error.details]
-        (first, *_) = faults
-        where = "setting" if first["field"] == DEFAULT_PARAMETERS else "metadata"
-        raise type(error)(f"The {first['field']} {where} {first['problem']}.", faults) from None
+        raise settings_error(type(error), faults) from None
     return chosen, given, params
 
 
@@ -239,9 +239,6 @@ def at_fault(problem: Problem, origin: str | None) -> Problem:
     if origin == DEFAULT_PARAMETERS:
         return {"field": DEFAULT_PARAMETERS, "problem": f"{name} {problem['problem']}"}
     return {"field": origin or name.replace("_", "-"), "problem": problem["problem"]}
-
-
-DEFAULT_PARAMETERS: Final = "DefaultParameters"
 
 
 def chosen_tool(tool_id: object) -> Tool:
@@ -271,6 +268,12 @@ def literal(key: str, value: str, kind: type) -> object:
 
 
 def metadata_error(kind: type[ToolError], key: str, problem: str) -> ToolError:
-    """A refusal of a document's settings, naming the metadata key (or deployment setting) at fault."""
-    where = "setting" if key == DEFAULT_PARAMETERS else "metadata"
-    return kind(f"The {key} {where} {problem}.", [{"field": key, "problem": problem}])
+    return settings_error(kind, [{"field": key, "problem": problem}])
+
+
+def settings_error(kind: type[ToolError], faults: list[Problem]) -> ToolError:
+    """A refusal of a document's settings: every fault in ``details``, the first in the message,
+    naming the metadata key (or the deployment's setting) at fault."""
+    first = faults[0]
+    where = "setting" if first["field"] == DEFAULT_PARAMETERS else "metadata"
+    return kind(f"The {first['field']} {where} {first['problem']}.", faults)
