@@ -7,26 +7,26 @@ are: listing from the start each time cannot skip a page that earlier deletions 
 """
 
 import sys
+from typing import Any
 
 PAGE = 1_000
 """S3's most keys in one ListObjectVersions answer and in one DeleteObjects request."""
 
 
-def remove_bucket(s3: object, bucket: str) -> int:
+def remove_bucket(s3: Any, bucket: str) -> int:
     """Delete every version and delete marker of ``bucket``, then the bucket; the count deleted."""
     deleted = 0
     while True:
-        page = s3.list_object_versions(Bucket=bucket, MaxKeys=PAGE)  # type: ignore[attr-defined]
+        page = s3.list_object_versions(Bucket=bucket, MaxKeys=PAGE)  # at most PAGE of both kinds
         objects = [{"Key": each["Key"], "VersionId": each["VersionId"]}
                    for each in page.get("Versions", []) + page.get("DeleteMarkers", [])]  # fmt: skip
         if not objects:
             break
-        for start in range(0, len(objects), PAGE):
-            answer = s3.delete_objects(Bucket=bucket, Delete={"Objects": objects[start : start + PAGE], "Quiet": True})  # type: ignore[attr-defined]
-            if answer.get("Errors"):
-                raise SystemExit(f"could not delete {len(answer['Errors'])} versions: {answer['Errors'][0]}")
+        answer = s3.delete_objects(Bucket=bucket, Delete={"Objects": objects, "Quiet": True})
+        if answer.get("Errors"):
+            raise SystemExit(f"could not delete {len(answer['Errors'])} versions: {answer['Errors'][0]}")
         deleted += len(objects)
-    s3.delete_bucket(Bucket=bucket)  # type: ignore[attr-defined]
+    s3.delete_bucket(Bucket=bucket)
     return deleted
 
 
