@@ -505,11 +505,19 @@ def markdown_peer_rows() -> list[dict[str, Any]]:
         output = chosen.run(chosen.parse({"text": markdown}))
         return [(section["level"], section["heading"]) for section in output["sections"] if section["level"]]
 
+    from semantic_text_splitter import MarkdownSplitter  # noqa: PLC0415 (bench-only dependency)
+
+    rust = MarkdownSplitter(1000)  # chunks of at most 1 000 characters, cut at Markdown's structure
     peer = median_ms(lambda: splitter.split_text(text), runs=9, warmup=1)
+    rust_peer = median_ms(lambda: rust.chunk_indices(text), runs=9, warmup=1)
     own = median_ms(lambda: ours(text), runs=9, warmup=1)
     handler = median_ms(handler_work(tool_id, json.dumps({"text": text}).encode()))
     rows = [
         {"what": "langchain MarkdownHeaderTextSplitter on the 256 KiB Markdown text (ms)", "value": peer},
+        {
+            "what": "semantic-text-splitter MarkdownSplitter(1000).chunk_indices on it (ms; another job)",
+            "value": rust_peer,
+        },
         {"what": "markdown-sections-chunk's core on it (ms)", "value": own},
         {"what": "markdown-sections-chunk's full Lambda handler on it (ms)", "value": handler},
     ]

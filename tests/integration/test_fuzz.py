@@ -229,7 +229,7 @@ def commonmark_js() -> Iterator[Callable[[str], list[tuple[int, int]]]]:
     process.wait(timeout=30)
 
 
-@FUZZ
+@settings(FUZZ, max_examples=max(EXAMPLES, 400))  # hundreds in make test (about a second), thousands in make fuzz
 @given(lines=markdown_lines, endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=25, max_size=25))
 def test_markdown_headings_are_commonmark_js_s_and_the_sections_the_reference_s(
     commonmark_js: Callable[[str], list[tuple[int, int]]], lines: list[str], endings: list[str]

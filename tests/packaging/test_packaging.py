@@ -12,17 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from scripts.lambda_events import LOCAL_REGION
+from benchmarks.workloads import hostile_markdown
+from scripts.lambda_events import LOCAL_REGION, api_event
 from scripts.sam_build import as_lambda_extracts, sam_build
 from scripts.sample_events import SAMPLE_BUCKET, document_samples, samples
-from scripts.template import ROOT, functions
+from scripts.template import ROOT, function_serving, functions
 from tests.conftest import SampleS3, outcomes
+from texttools.registry import tool as registered_tool
 
 RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
 """What the Lambda Python runtime itself provides (the AWS SDK): never in the layer, given here."""
 
 RUN_BUILT = """
-import json, sys
+import json, sys, time
 function_dir, layer_dir, runtime_dir, module, attribute = sys.argv[1:6]
 sys.path[:0] = [function_dir, layer_dir] + ([runtime_dir] if runtime_dir else [])
 handler = getattr(__import__(module), attribute)
@@ -32,15 +34,18 @@ class Context:
     invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:built"; aws_request_id = "r"
     def get_remaining_time_in_millis(self): return 10000
 
-outcomes = []
+outcomes, seconds = [], {}
 for path in json.loads(sys.stdin.read()):
     with open(path, encoding="utf-8") as stream:
         event = json.load(stream)
+    started = time.perf_counter()
     try:
         response = handler(event, Context())
     except Exception as error:  # as Lambda: the invocation fails with the error's message
         outcomes.append([path, "raised", str(error)])
         continue
+    finally:
+        seconds[path] = time.perf_counter() - started
     if "statusCode" in response:
         body = json.loads(response["body"] or "{}")  # an MCP notification's 202 has no body
         outcomes.append([path, response["statusCode"], str(body["error"]["code"]) if "error" in body else "ok"])
@@ -48,7 +53,8 @@ loaded = sorted({m.__file__.split("/site-packages/")[0] for m in sys.modules.val
                  and "/site-packages/" in m.__file__})
 packaged = sorted(m.__file__.rpartition("/")[2] for m in list(sys.modules.values())
                   if (getattr(m, "__file__", None) or "").startswith(function_dir + "/"))
-print(json.dumps({"outcomes": outcomes, "site_packages": loaded, "modules": sorted(sys.modules), "packaged": packaged}))
+print(json.dumps({"outcomes": outcomes, "site_packages": loaded, "modules": sorted(sys.modules), "packaged": packaged,
+                  "seconds": seconds}))
 """
 """Runs a built function on sample events with only its directory, the layer and (for the
 chunker) the runtime's SDK on ``sys.path``, in the environment the template gives it; prints the
@@ -130,6 +136,22 @@ def test_built_function_answers_its_sample_events(build_dir: Path, logical_id: s
     report = run_built(build_dir, logical_id, [str(ROOT / s.path) for s in mine], {})
     assert report["outcomes"] == [[str(ROOT / s.path), s.status, s.code] for s in mine]
     assert report["site_packages"] == []  # -S: nothing from any site-packages, only the build
+
+
+def test_the_built_markdown_function_answers_hostile_input_within_the_budget(build_dir: Path, tmp_path: Path) -> None:
+    """issue 41: the adversarial corpus through the built artifacts (pyromark's compiled parser in
+    the layer), each request within 0.5 s."""
+    tool = registered_tool("markdown-sections-chunk")
+    logical_id = function_serving(tool.execute_url).logical_id
+    events = []
+    for number, text in enumerate(hostile_markdown(tool.byte_limits["text"]).values()):
+        path = tmp_path / f"{number}.json"
+        body = json.dumps({"text": text})
+        path.write_text(json.dumps(api_event("POST", tool.execute_url, body, {"Content-Type": "application/json"})))
+        events.append(str(path))
+    report = run_built(build_dir, logical_id, events + events, {})  # twice: the second runs are warm
+    assert {status for _, status, _ in report["outcomes"]} <= {200, 413, 422}
+    assert max(report["seconds"].values()) < 0.5, report["seconds"]
 
 
 HEAVY_MODULES = ("boto3", "botocore.client", "asyncio", "pydantic", "aws_lambda_powertools.event_handler")
