@@ -102,10 +102,11 @@ def floor_scan(tool_id: str, request: dict[str, Any]) -> list[Any]:
 
 
 def block_parse(text: str) -> list[Any]:
-    """The CommonMark parse the Markdown tool stands on: pulldown-cmark's events (pyromark)."""
+    """The CommonMark parse the Markdown tool stands on: pulldown-cmark's events with their ranges
+    (pyromark; a heading's place in the text is what any implementation needs of the parse)."""
     import pyromark  # noqa: PLC0415 (only the Markdown rows need it)
 
-    return list(pyromark.events(text.replace("\r\n", "\n").replace("\r", "\n")))
+    return list(pyromark.events_with_range(text.replace("\r\n", "\n").replace("\r", "\n"), merge_text=True))
 
 
 def floor_write(output: dict[str, Any]) -> str:

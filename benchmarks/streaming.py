@@ -138,6 +138,7 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
     """The chunker's own path (``s3_documents.chunk_object``) over a generated document of ``size``
     bytes, read from a stand-in S3 that makes its body as it is read and discards what is written."""
     import boto3  # noqa: PLC0415, F401 (what the deployed chunker holds in memory)
+    from botocore.exceptions import ClientError  # noqa: PLC0415
 
     import s3_documents  # noqa: PLC0415 (imported where the chunker imports it)
     from texttools.documents import JSONL  # noqa: PLC0415
@@ -170,6 +171,9 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
 
         def complete_multipart_upload(self, **_: Any) -> None:
             pass
+
+        def head_object(self, **_: Any) -> None:  # the document's other outputs: none
+            raise ClientError({"Error": {"Code": "404", "Message": "Not Found"}}, "HeadObject")
 
     s3 = StandInS3()
     source = Source("bucket", "incoming/large", "v1", "etag", count * len(block))

@@ -303,3 +303,13 @@ def test_a_part_that_fails_to_upload_aborts_the_upload(
         run(jsonl, doc)
     assert keys(s3, "chunks/") == keys(s3, "errors/") == []
     assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+
+
+def test_the_bench_s_stand_in_s3_serves_every_call_the_chunker_makes() -> None:
+    """``make bench`` times the chunker over a stand-in S3 (benchmarks/streaming.py): a call the
+    chunker adds (a HeadObject for the other outputs) must be there too, or the bench breaks."""
+    from benchmarks.streaming import chunk_large_document
+
+    seconds, written = chunk_large_document("text-delimiter-chunk", MIB)
+    assert seconds > 0
+    assert written > MIB
