@@ -96,6 +96,8 @@ def test_a_heading_after_deeply_nested_blocks_is_found() -> None:
         # A link reference definition does not end its paragraph: the lines after it are that
         # paragraph's (cmark and commonmark.js; markdown-it-py closed the definition as a block).
         ("[o]:l\n<g>\n=", [(0, None, [], "[o]:l"), (1, "<g>", [], "<g>\n=")]),
+        # Spec example 215: the descriptor starts the heading after the definitions (line 2).
+        ("[foo]: /url\nbar\n===\n[foo]\n", [(0, None, [], "[foo]: /url"), (1, "bar", [], "bar\n===\n[foo]")]),
         ("[o]:'\n\tz\n=", [(0, None, [], "[o]:'"), (1, "z", [], "\tz\n=")]),
         ("1. [o]:'\n=\n-", [(0, None, [], "1. [o]:'\n=\n-")]),
         # An HTML block of type 1 ends at the first line holding any of the four end tags (spec
@@ -113,6 +115,12 @@ def test_a_heading_after_deeply_nested_blocks_is_found() -> None:
 def test_headings_as_the_commonmark_reference_implementations_find_them(text: str, expected: Any) -> None:
     """issue 41's minimal cases, each as cmark and commonmark.js read it."""
     assert outline(text) == expected
+
+
+def test_a_setext_heading_after_link_reference_definitions_starts_after_them() -> None:
+    """Spec example 215, pinned: the section starts on the heading's first content line (line 2),
+    not on the definitions' first line, where commonmark.js's source position puts it."""
+    assert spans("[foo]: /url\nbar\n===\n[foo]\n") == [(0, 11, 1, 1, 1), (12, 25, 2, 4, 3)]
 
 
 def test_a_closing_pre_tag_starts_an_html_block_as_the_reference_parsers_do() -> None:
