@@ -46,7 +46,6 @@ bring to light one that it had swallowed; the chained corrections below take mos
 _BLANK = " \t\r\n"
 """What blank lines and line endings are made of (only U+0020 and U+0009 make a line blank)."""
 _ENDING = re.compile(r"[\r\n]")
-_SETEXT_MARKUP = frozenset("=-")
 
 
 class Section(TypedDict):
@@ -164,7 +163,7 @@ def with_raw_blocks_closed(source: bytes, raw_blocks: list[tuple[int, int]]) -> 
         while opening is not None and opening.start() < end:
             closing = _RAW_CLOSING.search(source, opening.start(), end)
             line_end = source.find(b"\n", closing.start()) if closing else -1
-            if closing is None or line_end in (-1, end - 1) or line_end + 1 >= end:
+            if closing is None or line_end == -1 or line_end + 1 >= end:
                 break  # no end tag inside the block, or the block ends on its line: as the references
             wanted = b"</" + opening[1].lower() + b">"  # pulldown-cmark matches end tags in lower case only
             pieces += [source[done : closing.start()], wanted]
