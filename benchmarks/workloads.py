@@ -224,3 +224,29 @@ def pathological() -> dict[str, tuple[str, dict[str, Any]]]:
             near = "a" * (tool.byte_limits["start"] - 1) + "b"
             cases["near-miss start marker"] = (tool.id, base | {"text": "a" * limit, "start": near, "end": "]"})
     return cases
+
+
+PROSE_WORDS = ["the", "a", "of", "and", "to", "in", "chunk", "model", "retrieval", "document", "embedding", "exact",
+               "offset", "line", "sentence", "paragraph", "café", "naïve", "résumé", "über", "year", "people", "way",
+               "day", "system", "between", "because", "without", "through", "information", "😀", "🚀"]  # fmt: skip
+
+
+def prose_text(limit_bytes: int, seed: int = 17) -> str:
+    """English-like prose up to ``limit_bytes``: paragraphs of two to six sentences of four to
+    twenty words (capitalised, ending in a stop, some with a comma or a quotation), some accents
+    and emoji: the text a size-bounded chunker is asked to cut."""
+    rng = random.Random(seed)
+
+    def sentence() -> str:
+        words = [rng.choice(PROSE_WORDS) for _ in range(rng.randint(4, 20))]
+        if len(words) > 8 and rng.random() < 0.4:
+            words[rng.randrange(2, len(words) - 2)] += ","
+        text = " ".join(words)
+        text = text[0].upper() + text[1:] + rng.choice(".....?!")
+        return f'"{text}"' if rng.random() < 0.05 else text
+
+    def paragraphs() -> Iterator[str]:
+        while True:
+            yield " ".join(sentence() for _ in range(rng.randint(2, 6)))
+
+    return joined_up_to(limit_bytes, paragraphs())

@@ -154,7 +154,7 @@ def described_input(tool: Tool) -> dict[str, Any]:
             notes.append(f"At most {field.max_bytes} UTF-8 bytes (a larger value is 413 input_too_large).")
         if field.kind is int:
             notes.append('A JSON integer: 1.0, 1e2 and "3" are invalid_input.')
-        if field.default is not None and field.default >= spec.get("minimum", field.default):  # -1: "no limit"
+        if isinstance(field.default, int) and field.default >= spec.get("minimum", field.default):  # -1: "no limit"
             spec["default"] = field.default
         spec["description"] = " ".join(notes)
         properties[field.name] = spec

@@ -211,3 +211,128 @@ def markdown_sections(text: str, headings: list[tuple[int, int, int, bool]], max
         })  # fmt: skip
     assert starts == [s["start"] for s in sections if s["heading"] is not None]
     return {"section_count": len(sections), "line_count_total": len(lines), "sections": sections}
+
+
+SIZE_WHITESPACE = " \t\n\r"
+SIZE_TERMINATORS = ".!?\u2026\u3002\uff01\uff1f"
+SIZE_FULL_WIDTH = "\u3002\uff01\uff1f"
+SIZE_CLOSERS = "\"')]}\u201d\u2019\u00bb\u300d\u300f\uff09"
+SIZE_KINDS = ["end", "paragraph", "line", "sentence", "word", "character"]
+
+
+def _ending_at(text: str, i: int) -> int:
+    """The length of the line ending at i (2 for CRLF, 1 for LF or a lone CR), or 0."""
+    if text[i : i + 2] == "\r\n":
+        return 2
+    return 1 if text[i : i + 1] in ("\r", "\n") else 0
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
+
+
+def _sentence_end(text: str, e: int) -> bool:
+    j = e - 1
+    while j >= 0 and text[j] in SIZE_CLOSERS:
+        j -= 1
+    if j < 0 or text[j] not in SIZE_TERMINATORS or e >= len(text):
+        return False
+    if text[e] in " \t":
+        return True
+    return text[j] in SIZE_FULL_WIDTH and text[e] not in SIZE_WHITESPACE and text[e] not in SIZE_CLOSERS
+
+
+def size_kind(text: str, e: int, c: int, boundaries: set[int]) -> str | None:
+    """The kind of end e, or None when e is not an end (text-size-chunk's semantics, in order)."""
+    if not (0 < e <= c) or text[e - 1] in SIZE_WHITESPACE:
+        return None
+    if e == c:  # even where a Prepend character before trailing whitespace holds a cluster open
+        return "end"
+    if e not in boundaries:
+        return None
+    i = _skip_blanks(text, e)
+    first = _ending_at(text, i)
+    if first:
+        after = _skip_blanks(text, i + first)
+        return "paragraph" if after == len(text) or _ending_at(text, after) else "line"
+    if _sentence_end(text, e):
+        return "sentence"
+    return "word" if text[e] in " \t" else "character"
+
+
+def size_chunk(
+    text: str,
+    boundaries: set[int],
+    max_chars: int,
+    overlap_chars: int = 0,
+    min_chars: int = 0,
+    max_tokens: int | None = None,
+    count: Any = None,
+) -> list[tuple[int, int, str, int | None]]:
+    """text-size-chunk as (start, end, cut, tokens) per chunk, one position at a time.
+
+    ``boundaries``: the text's grapheme cluster boundaries (from an implementation other than the
+    core's); ``count``: a function giving a string's tokens, with ``max_tokens``."""
+    c = len(text)
+    while c > 0 and text[c - 1] in SIZE_WHITESPACE:
+        c -= 1
+    if c == 0:
+        return []
+
+    def fits(s: int, e: int) -> bool:
+        return max_tokens is None or count(text[s:e]) <= max_tokens
+
+    def tokens(s: int, e: int) -> int | None:
+        return None if max_tokens is None else count(text[s:e])
+
+    s = 0
+    while text[s] in SIZE_WHITESPACE:
+        s += 1
+    lo = s
+    chunks = []
+    while True:
+        found = None
+        for low in (max(lo, s + min_chars - 1), lo):
+            ends = [
+                (e, size_kind(text, e, c, boundaries))
+                for e in range(low + 1, s + max_chars + 1)
+                if size_kind(text, e, c, boundaries) is not None and fits(s, e)
+            ]
+            if ends:
+                best = min(SIZE_KINDS.index(kind) for _, kind in ends)  # type: ignore[arg-type]
+                found = max(e for e, kind in ends if kind == SIZE_KINDS[best]), SIZE_KINDS[best]
+                break
+        if found is None:
+            if max_tokens is None:
+                found = s + max_chars, "character"
+            else:
+                p = max(p for p in range(lo + 1, min(s + max_chars, c) + 1) if fits(s, p))
+                found = p, "character"
+        e, cut = found
+        chunks.append((s, e, cut, tokens(s, e)))
+        if e >= c:
+            return chunks
+        s, lo = _size_next_start(text, boundaries, c, (s, e), max_chars, overlap_chars, fits)
+
+
+def _size_next_start(
+    text: str, boundaries: set[int], c: int, chunk: tuple[int, int], max_chars: int, overlap_chars: int, fits: Any
+) -> tuple[int, int]:
+    """The next chunk's start and lo after ``chunk``."""
+    s, e = chunk
+    n = e
+    while text[n] in SIZE_WHITESPACE:
+        n += 1
+    if overlap_chars:
+        f = min(x for x in range(e + 1, c + 1) if size_kind(text, x, c, boundaries) is not None)
+        for p in range(max(e - overlap_chars, s + 1), e):
+            is_start = (
+                p in boundaries
+                and text[p] not in SIZE_WHITESPACE
+                and (text[p - 1] in SIZE_WHITESPACE or _sentence_end(text, p))
+            )
+            if is_start and p + max_chars > n and fits(p, f):
+                return p, e
+    return n, n

@@ -38,12 +38,15 @@ def lines_of(s3: Any, key: str) -> list[Any]:
 
 
 def metadata_for(tool_id: str) -> dict[str, str]:
-    """The tool, with markers and a match count beyond the API's 1 000 for the tool that takes them."""
+    """The tool, with markers and a match count beyond the API's 1 000 for the tool that takes them,
+    and sizes for a tool that takes them (more than 10 000 chunks)."""
     parameters = {"tool": tool_id}
     if "start" in tool(tool_id).byte_limits:
         parameters |= {"start": json.dumps(MARKERS[0]), "end": json.dumps(MARKERS[1]), "max-matches": "1000000"}
     if "delimiter" in tool(tool_id).byte_limits:
         parameters |= {"delimiter": json.dumps("\n\n")}
+    if "max_chars" in tool(tool_id).metadata_keys.values():
+        parameters |= {"max-chars": "200", "overlap-chars": "40"}
     return parameters
 
 

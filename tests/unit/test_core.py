@@ -300,8 +300,9 @@ def test_byte_limit_at_and_one_past(tool: Tool, field: str, limit: int, others: 
     ids=lambda v: v if isinstance(v, str) else v.id,
 )
 def test_a_lone_surrogate_is_invalid_input_that_names_its_field(tool: Tool, field: str) -> None:
-    valid = {"text": "[a]", "delimiter": ",", "start": "[", "end": "]"}
-    fields = {name: valid[name] for name in tool.byte_limits} | {field: "a\ud800"}
+    valid = {"text": "[a]", "delimiter": ",", "start": "[", "end": "]", "max_chars": 10}
+    required = tool.descriptor.input_schema["required"]
+    fields = {name: valid[name] for name in required} | {field: "a\ud800"}
     with pytest.raises(InvalidInput, match=rf"^The {field} field holds a lone surrogate\.$") as raised:
         tool.parse(fields)
     assert raised.value.details == [{"field": field, "problem": "must not hold a lone surrogate"}]

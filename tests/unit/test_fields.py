@@ -47,7 +47,12 @@ def test_fields_and_the_descriptor_schema_accept_and_refuse_alike(tool: Tool, da
     refused = schema_refusals(tool, candidate)
     if not refused:
         defaults = {field.name: field.default for field in tool.fields if field.name not in candidate}
-        assert tool.parse(candidate) == defaults | candidate
+        if problems := tool.rules(defaults | candidate):  # how fields relate, which a schema cannot say
+            with pytest.raises(InvalidInput) as invalid:
+                tool.parse(candidate)
+            assert invalid.value.details == problems
+        else:
+            assert tool.parse(candidate) == defaults | candidate
     else:
         with pytest.raises(InvalidInput) as invalid:
             tool.parse(candidate)

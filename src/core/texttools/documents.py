@@ -226,7 +226,7 @@ def tool_and_parameters(
             origin[name] = key
     fields = chosen.document_fields if lifted else tuple(field for field in chosen.fields if field.name != "text")
     try:
-        params = validate(fields, given)
+        params = chosen.checked(validate(fields, given))
     except ToolError as error:
         faults = [at_fault(problem, origin.get(problem["field"])) for problem in error.details]
         raise settings_error(type(error), faults) from None

@@ -13,8 +13,8 @@ from typing import Any, Final
 from .descriptor import Descriptor
 from .errors import InputTooLarge, InvalidInput, Problem
 
-REQUIRED: Final = None
-"""The default of a field that must be given."""
+REQUIRED: Final = object()
+"""The default of a field that must be given (an optional field's default may be ``None``: absent)."""
 MAX_PROBLEMS = 20
 """At most this many ``details``: a body with 10 000 unknown keys must not get a 600 KB answer."""
 FIELD_NAME_SHOWN = 64
@@ -26,7 +26,7 @@ MAX_SAFE_INTEGER: Final = 9_007_199_254_740_991
 class InputField:
     """One field of a tool's input object: JSON string or integer, and its bounds."""
 
-    __slots__ = ("default", "kind", "max_bytes", "maximum", "min_length", "minimum", "name")
+    __slots__ = ("choices", "default", "kind", "max_bytes", "maximum", "min_length", "minimum", "name")
 
     def __init__(
         self,
@@ -38,21 +38,22 @@ class InputField:
         minimum: int | None = None,
         maximum: int | None = None,
         max_bytes: int | None = None,
+        choices: tuple[str, ...] | None = None,
     ) -> None:
         self.name, self.kind, self.default = name, kind, default
         self.min_length, self.minimum, self.maximum, self.max_bytes = min_length, minimum, maximum, max_bytes
+        self.choices = choices
+        """A string field's allowed values (the schema's ``enum``), or ``None``: any string."""
 
     def with_maximum(self, maximum: int) -> "InputField":
         """The same field with another upper bound (the document flows lift a count's limit)."""
-        return InputField(self.name, self.kind, default=self.default, min_length=self.min_length,
-                          minimum=self.minimum, maximum=maximum, max_bytes=self.max_bytes)  # fmt: skip
+        return InputField(self.name, self.kind, default=self.default, min_length=self.min_length, minimum=self.minimum,
+                          maximum=maximum, max_bytes=self.max_bytes, choices=self.choices)  # fmt: skip
 
     def problem(self, value: object) -> str | None:
         """What is wrong with a value given for this field, if anything (the byte limit aside)."""
         if self.kind is str:
-            if type(value) is not str:
-                return "must be a string"
-            return "must not be empty" if len(value) < self.min_length else None
+            return self._string_problem(value)
         if type(value) is not int:  # JSON true, 1.0, 1e2 and "3" are not integers
             return "must be an integer"
         if self.minimum is not None and value < self.minimum:
@@ -60,6 +61,13 @@ class InputField:
         if self.maximum is not None and value > self.maximum:
             return f"must be at most {self.maximum}"
         return None
+
+    def _string_problem(self, value: object) -> str | None:
+        if type(value) is not str:
+            return "must be a string"
+        if self.choices is not None and value not in self.choices:
+            return f"must be one of {', '.join(self.choices)}"
+        return "must not be empty" if len(value) < self.min_length else None
 
 
 KINDS: Final = {"string": str, "integer": int}
@@ -86,6 +94,7 @@ def input_fields(
                 minimum=spec.get("minimum"),
                 maximum=spec.get("maximum"),
                 max_bytes=descriptor.limits[byte_limits[name]] if name in byte_limits else None,
+                choices=tuple(spec["enum"]) if "enum" in spec else None,
             )
         )
     return tuple(fields)

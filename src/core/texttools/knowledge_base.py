@@ -134,8 +134,9 @@ class OutputContent(TypedDict):
     contentMetadata: dict[str, Any]
 
 
-SPAN = ("index", "start", "end", "start_line", "end_line")
-"""The fields of a chunk that its metadata carries, as ``chunk_<field>`` (a match has an index only)."""
+SPAN = ("index", "start", "end", "start_line", "end_line", "tokens")
+"""The fields of a chunk that its metadata carries, as ``chunk_<field>``, where the chunk has them (a
+match has an index only; a size tool's chunk has tokens only with ``max_tokens``)."""
 PATH_SEPARATOR = " > "
 MAX_PATH_BYTES = 512
 """The most UTF-8 bytes of ``chunk_path``: vector stores keep little metadata per vector (S3

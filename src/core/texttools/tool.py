@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from .codec import decode_json, encode_json
 from .descriptor import Descriptor
-from .errors import InputTooLarge, OutputTooLarge, ToolError, TooManyChunks
+from .errors import InputTooLarge, InvalidInput, OutputTooLarge, Problem, ToolError, TooManyChunks
 from .fields import InputField, validate
 from .streaming import Stream
 
@@ -17,6 +17,10 @@ JSON_ESCAPE_GROWTH: Final = 6
 BODY_SLACK_BYTES: Final = 64 * 1024
 """Room in a request body for keys, numbers and insignificant whitespace around the strings."""
 ANY_SIZE: Final = "The S3 document flow (ChunksFormat jsonl) chunks documents of any size."
+
+
+def no_rules(_: "Params") -> list[Problem]:
+    return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,9 @@ class Tool:
     """``run`` with the same limits lifted, on a text held whole: ``stream``'s in-memory twin."""
     document_maxima: Mapping[str, int] = field(default_factory=dict)
     """The bounds of the integer parameters that the document flows lift, by field name."""
+    rules: Callable[[Params], list[Problem]] = no_rules
+    """What the input schema cannot say (how fields relate), checked after it: each problem names
+    the field at fault."""
     max_body_bytes: int = field(init=False)
     """The largest body a valid request can need: anything larger is refused before parsing, as even
     with every byte escaped as ``\\u00XX`` no valid request reaches it."""
@@ -87,11 +94,17 @@ class Tool:
 
     def parse(self, data: object) -> Params:
         """Validate decoded JSON (or the S3 flow's parameters) into the tool's input."""
-        return validate(self.fields, data)
+        return self.checked(validate(self.fields, data))
 
     def parse_parameters(self, data: Mapping[str, object]) -> Params:
         """Validate a document's parameters (no ``text``) as the document flows take them."""
-        return validate(self.document_fields, dict(data))
+        return self.checked(validate(self.document_fields, dict(data)))
+
+    def checked(self, params: Params) -> Params:
+        """``params`` (valid for the schema) if they keep the tool's ``rules``, else ``InvalidInput``."""
+        if problems := self.rules(params):
+            raise InvalidInput("The request's fields do not fit together.", problems)
+        return params
 
     def encode(self, result: Mapping[str, Any]) -> bytes:
         """The response bytes; ``max_output_bytes`` is measured on exactly these."""

@@ -1,0 +1,424 @@
+"""The size-bounded chunker: the size tools' semantics (their descriptors), as spans and cut kinds.
+
+A chunk starting at ``s`` ends at the last end of the best kind in reach. Each kind is looked for
+with one C-speed step, best kind first, and only in the chunk's reach: line and paragraph ends come
+from one regex pass over the text (``LineEnds``, searched with ``bisect``), sentence and word ends
+from one regex search of the reach reversed (so the first match is the last end), and grapheme
+clusters are asked for only when a cut must fall inside a word (``texttools.graphemes``). With
+``max_tokens``, an end counts only where the chunk up to it fits, which ``TokenBudget`` answers
+from one encoding of the chunk's reach (see there). No step looks at the text one character at a
+time; per chunk, a handful of searches.
+
+What a chunk's ends depend on before its start is bounded by its *context start*
+(``Chunker.context``): the sentence rule looks back over closers to a terminator, and the cluster
+rules look back over the characters that continue a cluster (Extend, ZWJ, Regional_Indicator), so
+the context starts before those. A window of a longer text may start at any context start (the
+tools' streaming forms).
+"""
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from heapq import merge
+from itertools import accumulate, repeat
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
+
+from .errors import TooManyChunks
+from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
+from .lines import line_view
+from .spans import running_sum
+
+if TYPE_CHECKING:
+    from tiktoken import Encoding
+
+Cut = Literal["end", "paragraph", "line", "sentence", "word", "character"]
+WHITESPACE: Final = " \t\n\r"
+TERMINATORS: Final = ".!?\u2026\u3002\uff01\uff1f"
+FULL_WIDTH_TERMINATORS: Final = "\u3002\uff01\uff1f"
+CLOSERS: Final = "\"')]}\u201d\u2019\u00bb\u300d\u300f\uff09"
+
+_SENTENCE_END_REVERSED = re.compile(
+    f"[ \\t](?=[{re.escape(CLOSERS)}]*[{re.escape(TERMINATORS)}])"
+    f"|(?P<wide>[^ \\t\\r\\n{re.escape(CLOSERS)}])(?=[{re.escape(CLOSERS)}]*[{FULL_WIDTH_TERMINATORS}])"
+)
+"""A sentence end read backwards from the character at it: a space or tab, then closers and a
+terminator; or (``wide``) a character that is neither whitespace nor a closer, then closers and a
+full-width terminator. Only that character is matched, so that no end hides inside another's match."""
+_WORD_END_REVERSED = re.compile(r"[ \t\r\n](?=[^ \t\r\n])")
+"""A whitespace character after one that is not, read backwards."""
+_WHITESPACE_THEN_OTHER = re.compile(r"[ \t\r\n][^ \t\r\n]")
+_NOT_WHITESPACE = re.compile(r"[^ \t\r\n]")
+_WIDE_SENTENCE_START = re.compile(
+    f"[{FULL_WIDTH_TERMINATORS}][{re.escape(CLOSERS)}]*(?=[^ \\t\\r\\n{re.escape(CLOSERS)}])"
+)
+"""The character after a full-width terminator and its closers: a start (a sentence end)."""
+_WORD_GAP = re.compile(r"(?<=[^ \t\r\n])[ \t]")
+"""Where ``TokenBudget`` may split a chunk's tokens exactly: a space or tab after a non-space."""
+
+
+CLUSTER_STRETCH: Final = 64
+"""How much text before a chunk's reach is first split into clusters for a cut inside a word."""
+
+
+class Settings(NamedTuple):
+    """A validated request's sizes (the descriptor's fields)."""
+
+    max_chars: int
+    overlap_chars: int = 0
+    min_chars: int = 0
+    max_tokens: int | None = None
+    tokenizer: "Encoding | None" = None
+
+
+class Span(NamedTuple):
+    start: int
+    end: int
+    cut: Cut
+    tokens: int | None
+
+
+_PREPEND_THEN_SPACE = re.compile(f"[{NEVER_JOINS_AFTER}-\\U0010ffff] ")
+
+
+def _held_open(text: str, end: int) -> bool:
+    """Whether a space at ``end`` is held in one cluster with the character before it (Prepend)."""
+    return text[end] == " " and text[end - 1] >= NEVER_JOINS_AFTER and joined(text[end - 1], " ")
+
+
+class LineEnds:
+    """Every line end of a text (a position whose character is not whitespace, before spaces or
+    tabs and a line ending), and which of them are paragraph ends (a blank line follows).
+
+    One split of the line view (``texttools.lines``) into lines, each stripped of its trailing
+    spaces and tabs (and a CRLF's CR): a line that keeps something ends at a line end, a paragraph
+    end when the line after it keeps nothing. Every step runs over all lines at once, in C.
+    """
+
+    def __init__(self, text: str) -> None:
+        lines = line_view(text).split("\n")
+        starts = running_sum(map(len, lines), 0)
+        kept = list(map(len, map(str.rstrip, lines, repeat(" \t\r"))))
+        ended = range(len(lines) - 1)  # the last line has no ending
+        ends = [starts[i] + i + kept[i] for i in ended if kept[i]]
+        paragraphs = [starts[i] + i + kept[i] for i in ended if kept[i] and not kept[i + 1]]
+        if _PREPEND_THEN_SPACE.search(text):  # rare: a Prepend character may hold the space after it
+            ends = [end for end in ends if not _held_open(text, end)]
+            paragraphs = [end for end in paragraphs if not _held_open(text, end)]
+        self.ends, self.paragraphs = ends, paragraphs
+
+    @staticmethod
+    def last(positions: list[int], low: int, high: int) -> Iterator[int]:
+        """The positions in (low, high], last first."""
+        index = bisect_right(positions, high) - 1
+        while index >= 0 and positions[index] > low:
+            yield positions[index]
+            index -= 1
+
+
+class TokenBudget:
+    """Which ends of one chunk fit in ``max_tokens``, and the chunk's count, exactly and fast.
+
+    The reach is encoded once from the chunk's start (``window``). A space or tab after a
+    non-whitespace character (a *gap*) is where the encoding's pre-tokenizer always ends a piece,
+    having looked no further: no piece holds whitespace after other characters, and none looks
+    past its last character but for the next one. So, for any end ``e`` after a gap ``g``,
+    ``tokens(text[s:e]) = tokens of the window before g + tokens(text[g:e])``: exact with one short
+    encoding, and, since the second term is not negative, at least the first. The first gap before
+    which the window holds more than ``max_tokens`` tokens is a cutoff: no end after it fits.
+    """
+
+    def __init__(self, text: str, start: int, high: int, settings: Settings, chars_per_token: float) -> None:
+        assert settings.tokenizer is not None
+        assert settings.max_tokens is not None
+        self.text, self.start, self.high = text, start, high
+        self.encoding, self.limit = settings.tokenizer, settings.max_tokens
+        self.cutoff = high + 1
+        """No end at or after this fits."""
+        reach = int(self.limit * chars_per_token * 1.2) + 64
+        while True:
+            self._encode(min(high, start + reach))
+            if self.window_end == high or self._find_cutoff():
+                break
+            reach *= 2
+
+    def _encode(self, window_end: int) -> None:
+        self.window_end = window_end
+        window = self.text[self.start : window_end]
+        ids = self.encoding.encode_ordinary(window)
+        self.ascii = window.isascii()
+        self.window_bytes = b"" if self.ascii else window.encode()
+        self.token_ends = list(accumulate(map(len, self.encoding.decode_tokens_bytes(ids))))
+        self.chars_per_token = len(window) / max(len(ids), 1)
+        """For the next chunk's first guess at how much text its tokens take."""
+
+    def _find_cutoff(self) -> bool:
+        """Set ``cutoff`` to the first gap with more than ``max_tokens`` window tokens before it,
+        if the window shows one (a gap at the window's end is not known to be one)."""
+        if len(self.token_ends) <= self.limit:
+            return False
+        over = self.token_ends[self.limit]  # where the window's (limit + 1)th token ends
+        at = self.start + (over if self.ascii else len(self.window_bytes[:over].decode("utf-8", "ignore")))
+        for gap in _WORD_GAP.finditer(self.text, at, self.window_end):
+            if self._window_tokens(gap.start()) > self.limit:
+                self.cutoff = gap.start()
+                return True
+        return False
+
+    def _window_tokens(self, gap: int) -> int:
+        """The window's tokens before ``gap``, a gap inside the window."""
+        offset = gap - self.start
+        byte = offset if self.ascii else len(self.text[self.start : gap].encode())
+        return bisect_right(self.token_ends, byte)
+
+    def count(self, end: int) -> int:
+        """``tokens(text[start:end])``, exactly."""
+        gap = _last_gap(self.text, self.start, end)
+        if gap == end and end < self.window_end:
+            return self._window_tokens(end)
+        before = self._window_tokens(gap) if gap > self.start else 0
+        return before + len(self.encoding.encode_ordinary(self.text[gap:end]))
+
+    def fits(self, end: int) -> int | None:
+        """The chunk's count up to ``end`` if it is at most ``max_tokens``, else ``None``."""
+        if end >= self.cutoff:
+            return None
+        tokens = self.count(end)
+        return tokens if tokens <= self.limit else None
+
+
+def _last_gap(text: str, start: int, end: int) -> int:
+    """The last gap at or before ``end`` and after ``start`` (a space or tab whose previous
+    character is not whitespace), or ``start`` if there is none."""
+    at = max(text.rfind(" ", start, end + 1), text.rfind("\t", start, end + 1))
+    while at > start and text[at - 1] in WHITESPACE:
+        at = max(text.rfind(" ", start, at), text.rfind("\t", start, at))
+    return at if at > start else start
+
+
+def _continues_cluster(character: str) -> bool:
+    """Whether a cluster rule may look back across ``character`` (Extend, ZWJ, SpacingMark or a
+    regional indicator, asked as: does it join a letter before it)."""
+    if character < NEVER_JOINS_BEFORE:
+        return False
+    return "\U0001f1e6" <= character <= "\U0001f1ff" or joined("a", character)
+
+
+class Chunker:
+    """Chunks of one text (or one window of a longer text), made left to right (``spans``)."""
+
+    def __init__(self, text: str, settings: Settings, final: bool = True) -> None:
+        self.text, self.settings = text, settings
+        self.final = final
+        """The text ends here (otherwise a window of a longer text, where ``C`` is not yet known)."""
+        self.text_end = len(text.rstrip(WHITESPACE))
+        """``C``: just after the last non-whitespace character (of this window, in a window)."""
+        self.lines = LineEnds(text)
+        self.chars_per_token = 4.0
+        """How much text a token took in the chunk before: the next budget's first guess."""
+        self.resume: tuple[int, int] | None = None
+        """After ``spans``: the start and ``low`` of the chunk it stopped before (``None``: none)."""
+        self._last_context = (0, 0)
+        """The last ``context`` asked for and its answer: a walk back that reaches the one before
+        ends where it did, so a long run of closers or marks is walked once, not once per chunk."""
+
+    def context(self, start: int) -> int:
+        """Where the text that decides the chunk at ``start`` begins: before the closers and the
+        terminator that a sentence end at or after ``start`` may need, and at a character that no
+        cluster rule looks back across (below U+0300, or one that does not join a letter before it
+        and is not a regional indicator)."""
+        text = self.text
+        asked, answer = self._last_context
+        at = start
+        while at > 0:
+            if at == asked:
+                at = answer
+                break
+            if text[at - 1] in TERMINATORS:
+                at -= 1
+                break
+            if text[at - 1] in CLOSERS or _continues_cluster(text[at]):
+                at -= 1
+                continue
+            break
+        self._last_context = (start, at)
+        return at
+
+    def spans(self, start: int, low: int, limit: int | None) -> Iterator[Span]:
+        """The chunks from the one starting at ``start`` (with ``low``), in order, while this text
+        decides them; ``resume`` then says where the next one starts (``None``: the text ended).
+        More than ``limit`` chunks is ``TooManyChunks``."""
+        made = 0
+        self.resume = (start, low)
+        while self.decidable(start):
+            span = self.chunk(start, low)
+            last = self.final and span.end == self.text_end
+            following = None if last else self.next_start(span)
+            if following is None and not last:
+                return  # the next start is beyond this window: make this chunk again in the next
+            made += 1
+            if limit is not None and made > limit:
+                raise TooManyChunks(f"The text has more than {limit} chunks.")
+            yield span
+            if following is None:
+                self.resume = None
+                return
+            start, low = self.resume = following
+
+    def first_start(self) -> int | None:
+        """The first chunk's start: the first non-whitespace character."""
+        match = _NOT_WHITESPACE.search(self.text)
+        return match.start() if match else None
+
+    def decidable(self, start: int) -> bool:
+        """Whether the chunk at ``start`` is the same whatever text follows this window: its whole
+        reach is followed by a non-whitespace character here (so ``C`` lies beyond it)."""
+        return self.final or self.text_end > start + self.settings.max_chars
+
+    def chunk(self, start: int, low: int) -> Span:
+        """The chunk starting at ``start`` (``low``: where its ends may begin, see the descriptor)."""
+        settings, text = self.settings, self.text
+        reach = start + settings.max_chars
+        high = min(reach, self.text_end)
+        budget = (
+            TokenBudget(text, start, high, settings, self.chars_per_token) if settings.max_tokens is not None else None
+        )
+        if budget is not None:
+            self.chars_per_token = budget.chars_per_token
+        if high == self.text_end and self.final:
+            tokens = budget.fits(high) if budget else None
+            if budget is None or tokens is not None:
+                return Span(start, high, "end", tokens)
+            high -= 1  # the end of the text does not fit: look before it
+        floor = max(low, start + settings.min_chars - 1)
+        for bottom in (floor, low) if floor > low else (low,):
+            found = self._best_end(start, bottom, high, budget)
+            if found is not None:
+                return found
+        if budget is not None:
+            return self._largest_fitting(start, low, min(reach, self.text_end), budget)
+        return Span(start, reach, "character", None)
+
+    def _best_end(self, start: int, low: int, high: int, budget: TokenBudget | None) -> Span | None:
+        """The last end in (low, high] of the best kind that has one (that fits, with a budget)."""
+        if low >= high:
+            return None
+        for cut, ends in self._ends_by_kind(start, low, high):
+            for end in ends:
+                if budget is None:
+                    return Span(start, end, cut, None)
+                if (tokens := budget.fits(end)) is not None:
+                    return Span(start, end, cut, tokens)
+        return None
+
+    def _ends_by_kind(self, start: int, low: int, high: int) -> Iterator[tuple[Cut, Iterator[int]]]:
+        """Each kind's ends in (low, high], best kind first, each last first; a kind's search is
+        made only when the kinds before it had no end (that fits)."""
+        yield "paragraph", LineEnds.last(self.lines.paragraphs, low, high)
+        yield "line", LineEnds.last(self.lines.ends, low, high)
+        context = self.context(start)
+        reversed_reach = self.text[high:context:-1] + self.text[context]  # text[context..high], backwards
+        yield "sentence", self._sentence_ends(reversed_reach, low, high)
+        yield "word", self._word_ends(reversed_reach, low, high)
+        yield "character", self._character_ends(context, low, high)
+
+    def _sentence_ends(self, reversed_reach: str, low: int, high: int) -> Iterator[int]:
+        text = self.text
+        for match in _SENTENCE_END_REVERSED.finditer(reversed_reach):
+            end = high - match.start()
+            if end <= low:
+                return
+            if match.start("wide") >= 0 and joined(text[end - 1], text[end]):
+                continue  # a mark that joins the terminator or closer: no cluster boundary
+            yield end
+
+    def _word_ends(self, reversed_reach: str, low: int, high: int) -> Iterator[int]:
+        text = self.text
+        for match in _WORD_END_REVERSED.finditer(reversed_reach):
+            end = high - match.start()
+            if end <= low:
+                return
+            if not _held_open(text, end):
+                yield end
+
+    def _character_ends(self, context: int, low: int, high: int) -> Iterator[int]:
+        """Cluster boundaries in (low, high] after a non-whitespace character, last first.
+
+        The clusters are asked for a short stretch before ``high`` at a time (doubling), each
+        starting at a character no cluster rule looks back across, so a long reach costs little."""
+        text = self.text
+        stop = high + 1  # the stretch's clusters are those of text[begin:stop]
+        if text[high] < NEVER_JOINS_BEFORE and text[high - 1] < NEVER_JOINS_AFTER:
+            if text[high - 1] not in WHITESPACE:
+                yield high  # the common case, asked without the cluster data
+            stop = high
+        stretch = CLUSTER_STRETCH
+        while stop - 1 > low:
+            begin = max(stop - 1 - stretch, context)
+            while begin > context and _continues_cluster(text[begin]):
+                begin -= 1
+            offsets = cluster_starts(text[begin:stop])
+            for offset in reversed(offsets[1:-1]):  # the boundaries inside the stretch
+                end = begin + offset
+                if end <= low:
+                    return
+                if text[end - 1] not in WHITESPACE:
+                    yield end
+            stop, stretch = begin + 1, stretch * 2
+
+    def _largest_fitting(self, start: int, low: int, high: int, budget: TokenBudget) -> Span:
+        """No end fits: the largest position whose chunk fits, inside a cluster if need be."""
+        for end in range(min(high, budget.cutoff - 1), low, -1):
+            if (tokens := budget.fits(end)) is not None:
+                return Span(start, end, "character", tokens)
+        raise AssertionError("a code point is at most 4 tokens")  # pragma: no cover
+
+    def next_start(self, previous: Span) -> tuple[int, int] | None:
+        """Where the chunk after ``previous`` starts and its ``low`` (the descriptor's ``lo``);
+        ``None`` when a window does not show enough of the text to tell."""
+        start, end = previous.start, previous.end
+        following = _NOT_WHITESPACE.search(self.text, end)
+        assert following is not None, "a chunk that is not the last has text after it"
+        after = following.start()
+        settings = self.settings
+        if settings.overlap_chars:
+            first_end = None
+            for candidate in self._overlap_starts(start, max(end - settings.overlap_chars, start + 1), end):
+                if candidate + settings.max_chars <= after:
+                    continue
+                if settings.tokenizer is not None and settings.max_tokens is not None:
+                    first_end = first_end or self._first_end_after(after)
+                    if first_end is None:
+                        return None
+                    if len(settings.tokenizer.encode_ordinary(self.text[candidate:first_end])) > settings.max_tokens:
+                        continue
+                return candidate, end
+        return after, after
+
+    def _overlap_starts(self, start: int, low: int, end: int) -> Iterator[int]:
+        """Starts in [low, end), first first: a cluster boundary whose character is not whitespace,
+        after whitespace or at a (full-width) sentence end, whose terminator and closers may lie
+        before ``low``."""
+        text = self.text
+        starts: Iterator[int] = (match.end() - 1 for match in _WHITESPACE_THEN_OTHER.finditer(text, low - 1, end))
+        sentence_from = low
+        while sentence_from > start and text[sentence_from - 1] in CLOSERS:
+            sentence_from -= 1
+        if _WIDE_SENTENCE_START.search(text, max(sentence_from - 1, 0), end):  # rare outside CJK text
+            wide = (match.end() for match in _WIDE_SENTENCE_START.finditer(text, max(sentence_from - 1, 0), end))
+            starts = merge(starts, wide)
+        for at in starts:
+            if at >= low and not joined(text[at - 1], text[at]):
+                yield at
+
+    def _first_end_after(self, after: int) -> int | None:
+        """The first end after ``after``, the first non-whitespace character after a chunk (the
+        end of the cluster it starts, unless that ends in whitespace); ``None`` if this window
+        does not show where that cluster ends."""
+        text = self.text
+        if after + 1 < len(text) and text[after + 1] < NEVER_JOINS_BEFORE and text[after] < NEVER_JOINS_AFTER:
+            return after + 1  # the common case, asked without the cluster data
+        offsets = cluster_starts(text[after:])
+        for offset in offsets[1:-1]:
+            if text[after + offset - 1] not in WHITESPACE:
+                return after + offset
+        return len(text) if self.final else None
