@@ -17,10 +17,12 @@ tools' streaming forms).
 """
 
 import re
+from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from heapq import merge
 from itertools import accumulate, repeat
+from operator import add
 from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from .errors import TooManyChunks
@@ -56,10 +58,6 @@ _WORD_GAP = re.compile(r"(?<=[^ \t\r\n])[ \t]")
 """Where ``TokenBudget`` may split a chunk's tokens exactly: a space or tab after a non-space."""
 
 
-CLUSTER_STRETCH: Final = 64
-"""How much text before a chunk's reach is first split into clusters for a cut inside a word."""
-
-
 class Settings(NamedTuple):
     """A validated request's sizes (the descriptor's fields)."""
 
@@ -75,9 +73,6 @@ class Span(NamedTuple):
     end: int
     cut: Cut
     tokens: int | None
-
-
-_PREPEND_THEN_SPACE = re.compile(f"[{NEVER_JOINS_AFTER}-\\U0010ffff] ")
 
 
 def _held_open(text: str, end: int) -> bool:
@@ -99,12 +94,14 @@ class LineEnds:
         starts = running_sum(map(len, lines), 0)
         kept = list(map(len, map(str.rstrip, lines, repeat(" \t\r"))))
         ended = range(len(lines) - 1)  # the last line has no ending
-        ends = [starts[i] + i + kept[i] for i in ended if kept[i]]
-        paragraphs = [starts[i] + i + kept[i] for i in ended if kept[i] and not kept[i + 1]]
-        if _PREPEND_THEN_SPACE.search(text):  # rare: a Prepend character may hold the space after it
-            ends = [end for end in ends if not _held_open(text, end)]
-            paragraphs = [end for end in paragraphs if not _held_open(text, end)]
-        self.ends, self.paragraphs = ends, paragraphs
+        self.line_starts = list(map(add, starts, range(len(lines))))
+        """Where each line starts: ``line(pos) = bisect_right(line_starts, pos)``."""
+        line_starts = self.line_starts
+        # An end before a space may be held open by a Prepend character before it (rare).
+        self.ends = [end for i in ended if kept[i] and not _held_open(text, end := line_starts[i] + kept[i])]
+        self.paragraphs = [line_starts[i] + kept[i] for i in ended if kept[i] and not kept[i + 1]]
+        if len(self.paragraphs) > 0 and len(self.ends) < sum(1 for i in ended if kept[i]):
+            self.paragraphs = [end for end in self.paragraphs if not _held_open(text, end)]
 
     @staticmethod
     def last(positions: list[int], low: int, high: int) -> Iterator[int]:
@@ -217,17 +214,24 @@ class Chunker:
         """How much text a token took in the chunk before: the next budget's first guess."""
         self.resume: tuple[int, int] | None = None
         """After ``spans``: the start and ``low`` of the chunk it stopped before (``None``: none)."""
-        self._last_context = (0, 0)
-        """The last ``context`` asked for and its answer: a walk back that reaches the one before
-        ends where it did, so a long run of closers or marks is walked once, not once per chunk."""
+        self._walked = {False: (0, 0), True: (0, 0)}
+        """The last walk back (``_walk_back``) of each kind and where it ended: a walk that reaches
+        the one before ends where it did, so a long run of closers or marks is walked once."""
+        self._clusters: Sequence[int] | None = None
+        """Every cluster boundary of the text, asked for once, when a cut needs one (``_boundaries``)."""
 
     def context(self, start: int) -> int:
         """Where the text that decides the chunk at ``start`` begins: before the closers and the
         terminator that a sentence end at or after ``start`` may need, and at a character that no
         cluster rule looks back across (below U+0300, or one that does not join a letter before it
-        and is not a regional indicator)."""
+        and is not a regional indicator). A window may start there."""
+        return self._walk_back(start, clusters=True)
+
+    def _walk_back(self, start: int, clusters: bool) -> int:
+        """Back from ``start`` over closers (to the terminator before them), and with ``clusters``
+        over characters that continue a cluster."""
         text = self.text
-        asked, answer = self._last_context
+        asked, answer = self._walked[clusters]
         at = start
         while at > 0:
             if at == asked:
@@ -236,12 +240,19 @@ class Chunker:
             if text[at - 1] in TERMINATORS:
                 at -= 1
                 break
-            if text[at - 1] in CLOSERS or _continues_cluster(text[at]):
+            if text[at - 1] in CLOSERS or (clusters and _continues_cluster(text[at])):
                 at -= 1
                 continue
             break
-        self._last_context = (start, at)
+        self._walked[clusters] = (start, at)
         return at
+
+    def _boundaries(self) -> Sequence[int]:
+        """The text's cluster boundaries: one pass over it, however many cuts need them (the text
+        starts at a context start, where no cluster rule looks back)."""
+        if self._clusters is None:
+            self._clusters = array("q", cluster_starts(self.text))
+        return self._clusters
 
     def spans(self, start: int, low: int, limit: int | None) -> Iterator[Span]:
         """The chunks from the one starting at ``start`` (with ``low``), in order, while this text
@@ -290,6 +301,11 @@ class Chunker:
                 return Span(start, high, "end", tokens)
             high -= 1  # the end of the text does not fit: look before it
         floor = max(low, start + settings.min_chars - 1)
+        if budget is None:  # the usual chunk of prose ends at a paragraph: found with no search
+            paragraphs = self.lines.paragraphs
+            index = bisect_right(paragraphs, high) - 1
+            if index >= 0 and paragraphs[index] > floor:
+                return Span(start, paragraphs[index], "paragraph", None)
         for bottom in (floor, low) if floor > low else (low,):
             found = self._best_end(start, bottom, high, budget)
             if found is not None:
@@ -315,11 +331,14 @@ class Chunker:
         made only when the kinds before it had no end (that fits)."""
         yield "paragraph", LineEnds.last(self.lines.paragraphs, low, high)
         yield "line", LineEnds.last(self.lines.ends, low, high)
-        context = self.context(start)
-        reversed_reach = self.text[high:context:-1] + self.text[context]  # text[context..high], backwards
+        text = self.text
+        before = self._walk_back(start, clusters=False)  # the terminator, if closers before start follow one
+        terminator = text[before] if before < start and text[before] in TERMINATORS else ""
+        # text[start..high] backwards, then the terminator (the closers between are alike to the search)
+        reversed_reach = text[high:start:-1] + text[start] + terminator
         yield "sentence", self._sentence_ends(reversed_reach, low, high)
         yield "word", self._word_ends(reversed_reach, low, high)
-        yield "character", self._character_ends(context, low, high)
+        yield "character", self._character_ends(low, high)
 
     def _sentence_ends(self, reversed_reach: str, low: int, high: int) -> Iterator[int]:
         text = self.text
@@ -340,30 +359,19 @@ class Chunker:
             if not _held_open(text, end):
                 yield end
 
-    def _character_ends(self, context: int, low: int, high: int) -> Iterator[int]:
-        """Cluster boundaries in (low, high] after a non-whitespace character, last first.
-
-        The clusters are asked for a short stretch before ``high`` at a time (doubling), each
-        starting at a character no cluster rule looks back across, so a long reach costs little."""
+    def _character_ends(self, low: int, high: int) -> Iterator[int]:
+        """Cluster boundaries in (low, high] after a non-whitespace character, last first."""
         text = self.text
-        stop = high + 1  # the stretch's clusters are those of text[begin:stop]
         if text[high] < NEVER_JOINS_BEFORE and text[high - 1] < NEVER_JOINS_AFTER:
             if text[high - 1] not in WHITESPACE:
                 yield high  # the common case, asked without the cluster data
-            stop = high
-        stretch = CLUSTER_STRETCH
-        while stop - 1 > low:
-            begin = max(stop - 1 - stretch, context)
-            while begin > context and _continues_cluster(text[begin]):
-                begin -= 1
-            offsets = cluster_starts(text[begin:stop])
-            for offset in reversed(offsets[1:-1]):  # the boundaries inside the stretch
-                end = begin + offset
-                if end <= low:
-                    return
-                if text[end - 1] not in WHITESPACE:
-                    yield end
-            stop, stretch = begin + 1, stretch * 2
+            high -= 1
+        boundaries = self._boundaries()
+        index = bisect_right(boundaries, high) - 1
+        while index >= 0 and (end := boundaries[index]) > low:
+            if text[end - 1] not in WHITESPACE:
+                yield end
+            index -= 1
 
     def _largest_fitting(self, start: int, low: int, high: int, budget: TokenBudget) -> Span:
         """No end fits: the largest position whose chunk fits, inside a cluster if need be."""
@@ -381,8 +389,10 @@ class Chunker:
         after = following.start()
         settings = self.settings
         if settings.overlap_chars:
+            if settings.max_tokens is None and (found := self._plain_overlap_start(start, end, after)) is not None:
+                return found, end
             first_end = None
-            for candidate in self._overlap_starts(start, max(end - settings.overlap_chars, start + 1), end):
+            for candidate in self._overlap_starts(max(end - settings.overlap_chars, start + 1), end):
                 if candidate + settings.max_chars <= after:
                     continue
                 if settings.tokenizer is not None and settings.max_tokens is not None:
@@ -394,17 +404,31 @@ class Chunker:
                 return candidate, end
         return after, after
 
-    def _overlap_starts(self, start: int, low: int, end: int) -> Iterator[int]:
+    def _plain_overlap_start(self, start: int, end: int, after: int) -> int | None:
+        """``next_start``'s usual answer, found with one search: the first character after
+        whitespace in the overlap, when nothing before it can be a start (no closer or terminator
+        just before the overlap, no full-width terminator in it) and it is plainly a cluster's
+        start; ``None`` sends the question to the general search."""
+        text, low = self.text, max(end - self.settings.overlap_chars, start + 1)
+        match = _WHITESPACE_THEN_OTHER.search(text, low - 1, end)
+        if match is None or text[low - 1] in CLOSERS or text[low - 1] in TERMINATORS:
+            return None
+        at = match.end() - 1
+        if at + self.settings.max_chars <= after or (text[at] >= NEVER_JOINS_BEFORE and text[at - 1] == " "):
+            return None
+        if "\u3002" in text[low:at] or "\uff01" in text[low:at] or "\uff1f" in text[low:at]:
+            return None
+        return at
+
+    def _overlap_starts(self, low: int, end: int) -> Iterator[int]:
         """Starts in [low, end), first first: a cluster boundary whose character is not whitespace,
         after whitespace or at a (full-width) sentence end, whose terminator and closers may lie
         before ``low``."""
         text = self.text
         starts: Iterator[int] = (match.end() - 1 for match in _WHITESPACE_THEN_OTHER.finditer(text, low - 1, end))
-        sentence_from = low
-        while sentence_from > start and text[sentence_from - 1] in CLOSERS:
-            sentence_from -= 1
-        if _WIDE_SENTENCE_START.search(text, max(sentence_from - 1, 0), end):  # rare outside CJK text
-            wide = (match.end() for match in _WIDE_SENTENCE_START.finditer(text, max(sentence_from - 1, 0), end))
+        sentence_from = self._walk_back(low, clusters=False)
+        if any(text.find(stop, sentence_from, end) >= 0 for stop in FULL_WIDTH_TERMINATORS):  # rare outside CJK
+            wide = (match.end() for match in _WIDE_SENTENCE_START.finditer(text, sentence_from, end))
             starts = merge(starts, wide)
         for at in starts:
             if at >= low and not joined(text[at - 1], text[at]):

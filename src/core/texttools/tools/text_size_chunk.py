@@ -5,14 +5,18 @@ The chunker itself is ``texttools.size_chunks``; this module validates the reque
 chunk objects and runs the chunker over a text given in pieces for the document flows.
 """
 
-from collections.abc import Iterable
-from typing import Any, NotRequired, TypedDict, cast
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import count, repeat
+from operator import add
+from typing import NotRequired, TypedDict
 
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, Problem, TooManyChunks
 from ..fields import input_fields
-from ..lines import ORIGIN, Position, line_view
+from ..lines import ORIGIN, Position
 from ..size_chunks import Chunker, Cut, Settings, Span
+from ..spans import cut, minus, shifted
 from ..streaming import Batches, Stream, Windows
 from ..tokens import DEFAULT_TOKENIZER, encoding
 from ..tool import Params, Tool
@@ -50,7 +54,7 @@ def size_chunk(text: str, sizes: Settings, max_chunks: int | None = MAX_CHUNKS) 
     chunker = Chunker(text, sizes)
     first = chunker.first_start()
     spans = [] if first is None else list(chunker.spans(first, first, max_chunks))
-    chunks = chunk_objects(text, spans, ORIGIN)
+    chunks = chunk_objects(text, spans, ORIGIN, chunker.lines.line_starts)
     return {"chunk_count": len(chunks), "chunks": chunks}
 
 
@@ -76,7 +80,7 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings) -> Batches:
             resume = (first, first)
         spans = list(chunker.spans(*resume, None))
         count += len(spans)
-        yield chunk_objects(window.text, spans, window.at)
+        yield chunk_objects(window.text, spans, window.at, chunker.lines.line_starts)
         if chunker.resume is None:
             break
         start, low = chunker.resume
@@ -86,37 +90,26 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings) -> Batches:
     return {"chunk_count": count}
 
 
-def chunk_objects(text: str, spans: list[Span], at: Position) -> list[Chunk]:
-    """The chunk objects of ``spans`` of ``text``, a text that starts ``at``. Line numbers are
-    counted between consecutive positions (an overlapping start lies a little before the end
-    counted last), so the whole text is counted about once."""
-    view = line_view(text)
-    chunks: list[Chunk] = []
-    position, line = 0, at.line
-    for index, (start, end, cut, tokens) in enumerate(spans, at.first_index):
-        start_line = _line_from(view, position, line, start)
-        line, position = _line_from(view, start, start_line, end - 1), end - 1
-        fields: dict[str, Any] = {
-            "index": index,
-            "start": at.offset + start,
-            "end": at.offset + end,
-            "start_line": start_line,
-            "end_line": line,
-            "cut": cut,
-        }
-        if tokens is not None:
-            fields["tokens"] = tokens
-        fields["text"] = text[start:end]  # last, as in the descriptor
-        chunk = cast(Chunk, fields)
-        chunks.append(chunk)
-    return chunks
-
-
-def _line_from(view: str, known: int, line: int, position: int) -> int:
-    """The line of ``position``, given that ``known`` is on ``line``."""
-    if position >= known:
-        return line + view.count("\n", known, position)
-    return line - view.count("\n", position, known)
+def chunk_objects(text: str, spans: list[Span], at: Position, line_starts: Sequence[int]) -> list[Chunk]:
+    """The chunk objects of ``spans`` of ``text``, a text that starts ``at`` and whose lines start
+    at ``line_starts`` (``LineEnds``): each column made over all chunks at once, in C."""
+    if not spans:
+        return []
+    starts, ends, cuts, counts = zip(*spans, strict=True)
+    last_characters = minus(ends, repeat(1))
+    start_lines = map(add, map(bisect_right, repeat(line_starts), starts), repeat(at.line - 1))
+    end_lines = map(add, map(bisect_right, repeat(line_starts), last_characters), repeat(at.line - 1))
+    columns = zip(count(at.first_index), shifted(list(starts), at.offset), shifted(list(ends), at.offset),
+                  start_lines, end_lines, cuts, cut(text, starts, ends), strict=False)  # fmt: skip
+    if counts[0] is None:
+        return [
+            {"index": i, "start": s, "end": e, "start_line": a, "end_line": b, "cut": k, "text": t}
+            for i, s, e, a, b, k, t in columns
+        ]
+    return [
+        {"index": i, "start": s, "end": e, "start_line": a, "end_line": b, "cut": k, "tokens": n, "text": t}
+        for (i, s, e, a, b, k, t), n in zip(columns, counts, strict=False)
+    ]
 
 
 def rules(params: Params) -> list[Problem]:
