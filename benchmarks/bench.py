@@ -24,9 +24,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.size_peers import size_peer_rows
 from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
 from benchmarks.workloads import (
     count_ladder_text,
+    cuts_to_size,
+    greedy_cuts,
     hostile_markdown,
     largest_requests,
     markdown_text,
@@ -90,6 +93,8 @@ def floor_scan(tool_id: str, request: dict[str, Any]) -> list[Any]:
     text: str = request["text"]
     if reads_markdown(TOOLS[tool_id]):
         return block_parse(text)
+    if cuts_to_size(TOOLS[tool_id]):
+        return [greedy_cuts(text, request["max_chars"])]
     if not takes_markers(TOOLS[tool_id]):
         return text.split(request.get("delimiter", "\n\n"))
     found: list[str] = []
@@ -554,7 +559,7 @@ def main() -> None:
         "machine": f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}"
     }
     print(f"Machine: {results['machine']}")
-    sections = [
+    sections: list[tuple[str, str, Callable[[], list[dict[str, Any]]], list[tuple[str, str]]]] = [
         ("warm", "Warm: full lambda_handler vs floor (json.loads + one scan + json.dumps) and vs required (floor + "
          "UTF-8 size of the strings + Powertools' cost for a small request)", warm_rows,
          [("tool", "<24"), ("request_bytes", ">13"), ("pieces", ">7"), ("floor_ms", ">9.2f"), ("warm_ms", ">8.2f"),
@@ -577,6 +582,10 @@ def main() -> None:
         ("hostile_markdown", "Hostile Markdown at the size limit, full handler, slowest first (median ms)",
          hostile_markdown_rows, [("case", "<44"), ("ms", ">8.2f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),
+        ("size_peer", "text-size-chunk's core beside semantic-text-splitter (Rust) and LangChain, 256 KiB of "
+         "prose (median ms; tokens: cl100k_base, floor one encode_ordinary)", partial(size_peer_rows, median_ms),
+         [("what", "<34"), ("ours_ms", ">8.2f"), ("rust_ms", ">8.2f"), ("langchain_ms", ">13.2f"),
+          ("to_rust", ">8.2f"), ("to_langchain", ">13.2f"), ("floor_ms", ">9.2f"), ("to_floor", ">9.2f")]),
         ("markdown_peer", "Markdown: langchain's MarkdownHeaderTextSplitter beside markdown-sections-chunk",
          markdown_peer_rows, [("what", "<84"), ("value", ">10.2f")]),
         ("streaming", "Documents of any size (jsonl), 64 MiB: streaming vs in-memory (limits lifted) vs floor, "

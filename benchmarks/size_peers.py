@@ -5,7 +5,8 @@ semantic-text-splitter's ``TextSplitter.chunk_indices`` (Rust: code point offset
 and LangChain's ``RecursiveCharacterTextSplitter.create_documents`` (``add_start_index``), at
 (1 000, 200), (200, 50) and (4 000, 400). Tokens: at 512 tokens (``max_chars`` 16 000) and 8 191,
 against semantic-text-splitter's ``from_tiktoken_model`` and LangChain's ``from_tiktoken_encoder``,
-with one ``encode_ordinary`` of the whole text as the floor. The peers are bench-only
+with one ``encode_ordinary`` of the whole text as the floor (for characters, ``greedy_cuts``: one
+``rfind`` per chunk). The peers are bench-only
 dependencies (requirements-dev.txt), never in the layer.
 """
 
@@ -14,7 +15,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.workloads import prose_text
+from benchmarks.workloads import greedy_cuts, prose_text
 from texttools.size_chunks import Settings
 from texttools.tokens import encoding
 from texttools.tools.text_size_chunk import size_chunk
@@ -45,8 +46,10 @@ def size_peer_rows(median_ms: Callable[..., float]) -> list[dict[str, Any]]:
         ours = median_ms(lambda sizes=sizes: size_chunk(text, sizes, None))
         theirs = median_ms(lambda rust=rust: rust.chunk_indices(text))
         lang = median_ms(lambda langchain=langchain: langchain.create_documents([text]), runs=9, warmup=1)
+        least = median_ms(lambda max_chars=max_chars: greedy_cuts(text, max_chars))
         rows.append({"what": f"characters ({max_chars}, {overlap})", "ours_ms": ours, "rust_ms": theirs,
-                     "langchain_ms": lang, "to_rust": ours / theirs, "to_langchain": ours / lang})  # fmt: skip
+                     "langchain_ms": lang, "to_rust": ours / theirs, "to_langchain": ours / lang,
+                     "floor_ms": least, "to_floor": ours / least})  # fmt: skip
     _with_offline_tiktoken()
     cl100k = encoding("cl100k_base")
     floor = median_ms(lambda: cl100k.encode_ordinary(text), runs=9, warmup=1)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from benchmarks.workloads import MARKERS, mixed_document, parameters, takes_markers
+from benchmarks.workloads import MARKERS, cuts_to_size, greedy_cuts, mixed_document, parameters, takes_markers
 from scripts.template import ROOT
 from texttools.documents import Defaults, Source, document_lines, encode_lines, output_lines
 from texttools.registry import tools
@@ -40,8 +40,8 @@ def document_for(tool: Tool, size: int) -> bytes:
 
 def document_parameters(tool: Tool) -> dict[str, Any]:
     """The workload's parameters, each count as large as the document flows allow (no cap on matches)."""
-    maxima = {field.name: field.maximum for field in tool.document_fields}
-    return {name: maxima[name] if isinstance(value, int) else value for name, value in parameters(tool).items()}
+    maxima = tool.document_maxima
+    return {name: maxima.get(name, value) for name, value in parameters(tool).items()}
 
 
 def metadata_for(tool: Tool) -> dict[str, str]:
@@ -80,6 +80,8 @@ def floor(tool: Tool, data: bytes) -> Callable[[], int]:
     ready = [json.loads(line) for line in lines[1:-1]]  # the chunk lines, between the first and the last
 
     def scan(text: str) -> int:
+        if cuts_to_size(tool):
+            return greedy_cuts(text, params["max_chars"])
         if not takes_markers(tool):
             return len(text.split(params.get("delimiter", "\n\n")))
         found, pos, start, end = 0, 0, params["start"], params["end"]

@@ -110,9 +110,17 @@ def reads_markdown(tool: Tool) -> bool:
     return "max_level" in tool.descriptor.input_schema["properties"]
 
 
+SIZES = {"max_chars": 1000, "overlap_chars": 200}
+"""A size tool's sizes: what a retrieval pipeline asks first (issue 42's setting)."""
+
+
+def cuts_to_size(tool: Tool) -> bool:
+    return "max_chars" in tool.descriptor.input_schema["properties"]
+
+
 def parameters(tool: Tool) -> dict[str, Any]:
     """Every input field but ``text``, by name: a blank-line delimiter, the markers, the largest
-    match count the schema allows; fields with defaults keep them."""
+    match count the schema allows, a size tool's ``SIZES``; fields with defaults keep them."""
     schema = tool.descriptor.input_schema["properties"]
     chosen: dict[str, Any] = {}
     for name in schema:
@@ -122,6 +130,8 @@ def parameters(tool: Tool) -> dict[str, Any]:
             chosen[name] = MARKERS[name == "end"]
         elif name == "max_matches":
             chosen[name] = schema[name]["maximum"]
+        elif name in SIZES:
+            chosen[name] = SIZES[name]
     return chosen
 
 
@@ -132,6 +142,8 @@ def request_of(tool: Tool, text: str) -> dict[str, Any]:
 def text_for(tool: Tool, limit_bytes: int) -> str:
     if reads_markdown(tool):
         return markdown_text(limit_bytes)
+    if cuts_to_size(tool):
+        return prose_text(limit_bytes)
     return mixed_text(limit_bytes, markers=MARKERS if takes_markers(tool) else None)
 
 
@@ -158,6 +170,17 @@ def chunk_count_text(chunks: int, size: int = 64 * 1024) -> str:
         body[i * width : (i + 1) * width].replace("\n", " ").replace("\r", " ").strip() or "x" for i in range(chunks)
     ]
     return "\n\n".join(pieces)
+
+
+def greedy_cuts(text: str, max_chars: int) -> int:
+    """The least work a size chunker does: one ``rfind`` of a space per chunk (no kinds, no lines,
+    no clusters, no objects); how many chunks that makes."""
+    count, start, length = 0, 0, len(text)
+    while start < length:
+        cut = text.rfind(" ", start + 1, start + max_chars + 1)
+        start = (cut if cut > start else start + max_chars) + 1
+        count += 1
+    return count
 
 
 def repeated_up_to(limit_bytes: int, piece: str, head: str = "", tail: str = "") -> str:

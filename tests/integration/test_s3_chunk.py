@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 
 import s3_documents
 import texttools.documents
+import texttools.registry
 from scripts.lambda_events import LocalContext, s3_event
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.documents import LARGEST_TEXT_BYTES
@@ -56,6 +57,51 @@ def test_metadata_selects_extract_between(s3: Any, chunker: ModuleType, upload: 
     metadata = {"Tool": "text-extract-between", "START": '"<<"', "end": '">>"', "Max-Matches": "1"}  # any case
     run(chunker, upload("incoming/e.txt", text.encode(), metadata))
     assert read(s3, "chunks/e.txt.json")["result"] == extract_between(text, "<<", ">>", 1)
+
+
+def test_metadata_selects_text_size_chunk_with_tokens(s3: Any, chunker: ModuleType, upload: Upload) -> None:
+    text = "Tokens are not characters. Short words are cheap.\n\n\u7b2c\u4e00\u53e5\u3002"
+    metadata = {"tool": "text-size-chunk", "max-chars": "40", "overlap-chars": "10", "min-chars": "5",
+                "max-tokens": "8", "tokenizer": '"o200k_base"'}  # fmt: skip
+    run(chunker, upload("incoming/s.txt", text.encode(), metadata))
+    written = read(s3, "chunks/s.txt.json")
+    fields = {"max_chars": 40, "overlap_chars": 10, "min_chars": 5, "max_tokens": 8, "tokenizer": "o200k_base"}
+    assert written["parameters"] == fields
+    chosen = texttools.registry.tool("text-size-chunk")
+    assert written["result"] == chosen.run(chosen.parse({"text": text, **fields}))
+    assert all(chunk["tokens"] <= 8 for chunk in written["result"]["chunks"])
+
+
+@pytest.mark.parametrize(
+    ("metadata", "fault"),
+    [
+        ({"max-chars": "10", "overlap-chars": "10"}, {"field": "overlap-chars", "problem": "must be less than max_chars"}),
+        ({"max-chars": "10", "tokenizer": '"cl100k_base"'}, {"field": "tokenizer", "problem": "is allowed only with max_tokens"}),
+        ({"max-chars": "10", "max-tokens": "8", "tokenizer": '"gpt2"'},
+         {"field": "tokenizer", "problem": "must be one of cl100k_base, o200k_base"}),
+        ({}, {"field": "max-chars", "problem": "is required"}),
+    ],
+)  # fmt: skip
+def test_text_size_chunk_settings_errors_name_the_metadata_key(
+    s3: Any, chunker: ModuleType, upload: Upload, metadata: dict[str, str], fault: dict[str, str]
+) -> None:
+    run(chunker, upload("incoming/s.txt", b"a b c", {"tool": "text-size-chunk", **metadata}))
+    error = read(s3, "errors/s.txt.json")["error"]
+    assert (error["code"], error["details"]) == ("invalid_input", [fault])
+
+
+def test_default_parameters_size_a_document_without_metadata(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two parameters chunk a corpus whose documents carry no metadata at 20 characters with 5 of overlap."""
+    monkeypatch.setenv("DEFAULT_TOOL", "text-size-chunk")
+    monkeypatch.setenv("DEFAULT_PARAMETERS", '{"max_chars": 20, "overlap_chars": 5, "delimiter": ","}')
+    run(chunker, upload("incoming/p.txt", b"Alpha beta. Gamma delta.\n\nEpsilon zeta eta theta."))
+    written = read(s3, "chunks/p.txt.json")
+    assert written["parameters"] == {"max_chars": 20, "overlap_chars": 5}
+    assert [c["text"] for c in written["result"]["chunks"]] == [
+        "Alpha beta.", "beta. Gamma delta.", "Epsilon zeta eta", "eta theta."
+    ]  # fmt: skip
 
 
 def test_defaults_come_from_the_function_environment(

@@ -27,6 +27,7 @@ from texttools.knowledge_base import (
     tool_and_parameters,
 )
 from texttools.registry import TOOL_IDS, tool
+from texttools.tokens import encoding
 
 DELIMITER, EXTRACT, PARAGRAPHS = "text-delimiter-chunk", "text-extract-between", "text-paragraphs-split"
 DEFAULTS = Defaults(PARAGRAPHS, '{"delimiter": "\\n\\n"}')
@@ -388,6 +389,18 @@ def test_a_section_carries_its_heading_path_joined() -> None:
     assert chunked[-1]["contentMetadata"] == {"p": 1, "chunk_tool": "markdown-sections-chunk", "chunk_index": 3,
                                               "chunk_start": 15, "chunk_end": 25, "chunk_start_line": 4,
                                               "chunk_end_line": 5, "chunk_path": "A > B"}  # fmt: skip
+
+
+def test_a_size_chunk_carries_its_tokens_only_with_max_tokens() -> None:
+    text = "Alpha beta. Gamma delta.\n\nEpsilon zeta eta theta."
+    counted = items("text-size-chunk", {"max_chars": 20, "max_tokens": 4}, text, metadata={"p": 1})
+    assert [i["contentMetadata"]["chunk_tokens"] for i in counted] == [
+        len(encoding("cl100k_base").encode_ordinary(i["contentBody"])) for i in counted
+    ]
+    assert counted[0]["contentMetadata"] == {"p": 1, "chunk_tool": "text-size-chunk", "chunk_index": 0, "chunk_start": 0,
+                                             "chunk_end": 11, "chunk_start_line": 1, "chunk_end_line": 1,
+                                             "chunk_tokens": 3}  # fmt: skip
+    assert all("chunk_tokens" not in i["contentMetadata"] for i in items("text-size-chunk", {"max_chars": 20}, text))
 
 
 @pytest.mark.parametrize("length", [kb.MAX_PATH_BYTES - 3, kb.MAX_PATH_BYTES - 2, kb.MAX_PATH_BYTES, 600])
