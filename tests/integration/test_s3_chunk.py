@@ -75,8 +75,10 @@ def test_metadata_selects_text_size_chunk_with_tokens(s3: Any, chunker: ModuleTy
 @pytest.mark.parametrize(
     ("metadata", "fault"),
     [
-        ({"max-chars": "10", "overlap-chars": "10"}, {"field": "overlap-chars", "problem": "must be less than max_chars"}),
-        ({"max-chars": "10", "tokenizer": '"cl100k_base"'}, {"field": "tokenizer", "problem": "is allowed only with max_tokens"}),
+        ({"max-chars": "10", "overlap-chars": "10"},
+         {"field": "overlap-chars", "problem": "must be less than max_chars"}),
+        ({"max-chars": "10", "tokenizer": '"cl100k_base"'},
+         {"field": "tokenizer", "problem": "is allowed only with max_tokens"}),
         ({"max-chars": "10", "max-tokens": "8", "tokenizer": '"gpt2"'},
          {"field": "tokenizer", "problem": "must be one of cl100k_base, o200k_base"}),
         ({}, {"field": "max-chars", "problem": "is required"}),

@@ -397,9 +397,9 @@ def test_a_size_chunk_carries_its_tokens_only_with_max_tokens() -> None:
     assert [i["contentMetadata"]["chunk_tokens"] for i in counted] == [
         len(encoding("cl100k_base").encode_ordinary(i["contentBody"])) for i in counted
     ]
-    assert counted[0]["contentMetadata"] == {"p": 1, "chunk_tool": "text-size-chunk", "chunk_index": 0, "chunk_start": 0,
-                                             "chunk_end": 11, "chunk_start_line": 1, "chunk_end_line": 1,
-                                             "chunk_tokens": 3}  # fmt: skip
+    assert counted[0]["contentMetadata"] == {"p": 1, "chunk_tool": "text-size-chunk", "chunk_index": 0,
+                                             "chunk_start": 0, "chunk_end": 11, "chunk_start_line": 1,
+                                             "chunk_end_line": 1, "chunk_tokens": 3}  # fmt: skip
     assert all("chunk_tokens" not in i["contentMetadata"] for i in items("text-size-chunk", {"max_chars": 20}, text))
 
 
