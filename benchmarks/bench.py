@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.size_peer_checks import size_check_rows
 from benchmarks.size_peers import size_peer_rows
 from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
 from benchmarks.workloads import (
@@ -586,6 +587,10 @@ def main() -> None:
          "prose (median ms; tokens: cl100k_base, floor one encode_ordinary)", partial(size_peer_rows, median_ms),
          [("what", "<34"), ("ours_ms", ">8.2f"), ("rust_ms", ">8.2f"), ("langchain_ms", ">13.2f"),
           ("to_rust", ">8.2f"), ("to_langchain", ">13.2f"), ("floor_ms", ">9.2f"), ("to_floor", ">9.2f")]),
+        ("size_checks", "Size chunkers' chunks checked against their own text (benchmarks/size_peer_checks.py)",
+         size_check_rows, [("chunker", "<44"), ("setting", "<22"), ("chunks", ">7"), ("wrong_start", ">12"),
+                           ("start_not_after_previous", ">25"), ("over_size", ">10"),
+                           ("inside_cluster", ">15")]),
         ("markdown_peer", "Markdown: langchain's MarkdownHeaderTextSplitter beside markdown-sections-chunk",
          markdown_peer_rows, [("what", "<84"), ("value", ">10.2f")]),
         ("streaming", "Documents of any size (jsonl), 64 MiB: streaming vs in-memory (limits lifted) vs floor, "

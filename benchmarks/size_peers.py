@@ -5,8 +5,8 @@ semantic-text-splitter's ``TextSplitter.chunk_indices`` (Rust: code point offset
 and LangChain's ``RecursiveCharacterTextSplitter.create_documents`` (``add_start_index``), at
 (1 000, 200), (200, 50) and (4 000, 400). Tokens: at 512 tokens (``max_chars`` 16 000) and 8 191,
 against semantic-text-splitter's ``from_tiktoken_model`` and LangChain's ``from_tiktoken_encoder``,
-with one ``encode_ordinary`` of the whole text as the floor (for characters, ``greedy_cuts``: one
-``rfind`` per chunk). The peers are bench-only
+with one ``encode_ordinary`` of the whole text as the floor (for characters, ``greedy_cuts``: the
+text's lines and one ``rfind`` per chunk). The peers are bench-only
 dependencies (requirements-dev.txt), never in the layer.
 """
 
@@ -25,7 +25,7 @@ CHARACTER_SIZES = ((1000, 200), (200, 50), (4000, 400))
 TOKEN_SIZES = ((512, 16000), (8191, 65536))
 
 
-def _with_offline_tiktoken() -> None:
+def with_offline_tiktoken() -> None:
     """LangChain asks ``tiktoken.get_encoding``, which would download the table: hand it the one
     the layer ships (the registry caches encodings by name)."""
     import tiktoken.registry  # noqa: PLC0415 (bench-only)
@@ -50,7 +50,7 @@ def size_peer_rows(median_ms: Callable[..., float]) -> list[dict[str, Any]]:
         rows.append({"what": f"characters ({max_chars}, {overlap})", "ours_ms": ours, "rust_ms": theirs,
                      "langchain_ms": lang, "to_rust": ours / theirs, "to_langchain": ours / lang,
                      "floor_ms": least, "to_floor": ours / least})  # fmt: skip
-    _with_offline_tiktoken()
+    with_offline_tiktoken()
     cl100k = encoding("cl100k_base")
     floor = median_ms(lambda: cl100k.encode_ordinary(text), runs=9, warmup=1)
     for max_tokens, max_chars in TOKEN_SIZES:

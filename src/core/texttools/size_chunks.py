@@ -20,9 +20,10 @@ import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 from heapq import merge
-from itertools import accumulate, repeat
-from operator import add
+from itertools import accumulate, compress, repeat
+from operator import add, gt, mul, ne
 from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from .errors import TooManyChunks
@@ -91,17 +92,20 @@ class LineEnds:
 
     def __init__(self, text: str) -> None:
         lines = line_view(text).split("\n")
-        starts = running_sum(map(len, lines), 0)
+        lengths = list(map(len, lines))
         kept = list(map(len, map(str.rstrip, lines, repeat(" \t\r"))))
-        ended = range(len(lines) - 1)  # the last line has no ending
-        self.line_starts = list(map(add, starts, range(len(lines))))
+        self.line_starts = list(map(add, running_sum(lengths, 0)[:-1], range(len(lines))))
         """Where each line starts: ``line(pos) = bisect_right(line_starts, pos)``."""
-        line_starts = self.line_starts
-        # An end before a space may be held open by a Prepend character before it (rare).
-        self.ends = [end for i in ended if kept[i] and not _held_open(text, end := line_starts[i] + kept[i])]
-        self.paragraphs = [line_starts[i] + kept[i] for i in ended if kept[i] and not kept[i + 1]]
-        if len(self.paragraphs) > 0 and len(self.ends) < sum(1 for i in ended if kept[i]):
-            self.paragraphs = [end for end in self.paragraphs if not _held_open(text, end)]
+        ended_kept = kept[:-1]  # the last line has no ending
+        line_ends = list(map(add, self.line_starts, ended_kept))
+        self.ends = list(compress(line_ends, ended_kept))
+        blank_after = map(gt, ended_kept, map(mul, kept[1:], repeat(len(text) + 1)))  # kept, and the next line not
+        self.paragraphs = list(compress(line_ends, blank_after))
+        # A line with trailing whitespace may end where a Prepend character holds the space after it (rare).
+        held = {end for end in compress(line_ends, map(ne, lengths, ended_kept)) if end and _held_open(text, end)}
+        if held:
+            self.ends = [end for end in self.ends if end not in held]
+            self.paragraphs = [end for end in self.paragraphs if end not in held]
 
     @staticmethod
     def last(positions: list[int], low: int, high: int) -> Iterator[int]:
@@ -209,7 +213,6 @@ class Chunker:
         """The text ends here (otherwise a window of a longer text, where ``C`` is not yet known)."""
         self.text_end = len(text.rstrip(WHITESPACE))
         """``C``: just after the last non-whitespace character (of this window, in a window)."""
-        self.lines = LineEnds(text)
         self.chars_per_token = 4.0
         """How much text a token took in the chunk before: the next budget's first guess."""
         self.resume: tuple[int, int] | None = None
@@ -219,6 +222,11 @@ class Chunker:
         the one before ends where it did, so a long run of closers or marks is walked once."""
         self._clusters: Sequence[int] | None = None
         """Every cluster boundary of the text, asked for once, when a cut needs one (``_boundaries``)."""
+
+    @cached_property
+    def lines(self) -> LineEnds:
+        """The text's line and paragraph ends, found when the first chunk is made."""
+        return LineEnds(self.text)
 
     def context(self, start: int) -> int:
         """Where the text that decides the chunk at ``start`` begins: before the closers and the
@@ -260,9 +268,12 @@ class Chunker:
         More than ``limit`` chunks is ``TooManyChunks``."""
         made = 0
         self.resume = (start, low)
-        while self.decidable(start):
+        final, text_end, max_chars = self.final, self.text_end, self.settings.max_chars
+        # A chunk is the same whatever text follows this window when its whole reach is followed by
+        # a non-whitespace character here (so C lies beyond it).
+        while final or text_end > start + max_chars:
             span = self.chunk(start, low)
-            last = self.final and span.end == self.text_end
+            last = final and span.end == text_end
             following = None if last else self.next_start(span)
             if following is None and not last:
                 return  # the next start is beyond this window: make this chunk again in the next
@@ -279,11 +290,6 @@ class Chunker:
         """The first chunk's start: the first non-whitespace character."""
         match = _NOT_WHITESPACE.search(self.text)
         return match.start() if match else None
-
-    def decidable(self, start: int) -> bool:
-        """Whether the chunk at ``start`` is the same whatever text follows this window: its whole
-        reach is followed by a non-whitespace character here (so ``C`` lies beyond it)."""
-        return self.final or self.text_end > start + self.settings.max_chars
 
     def chunk(self, start: int, low: int) -> Span:
         """The chunk starting at ``start`` (``low``: where its ends may begin, see the descriptor)."""
@@ -416,7 +422,7 @@ class Chunker:
         at = match.end() - 1
         if at + self.settings.max_chars <= after or (text[at] >= NEVER_JOINS_BEFORE and text[at - 1] == " "):
             return None
-        if "\u3002" in text[low:at] or "\uff01" in text[low:at] or "\uff1f" in text[low:at]:
+        if text.find("\u3002", low, at) >= 0 or text.find("\uff01", low, at) >= 0 or text.find("\uff1f", low, at) >= 0:
             return None
         return at
 
