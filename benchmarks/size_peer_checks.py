@@ -13,6 +13,7 @@ import contextlib
 import io
 import random
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pyuegc
@@ -52,7 +53,7 @@ def checked(text: str, chunks: Chunks, size: Callable[[str], int], limit: int) -
         "chunks": len(chunks),
         "wrong_start": sum(1 for start, chunk in chunks if text[start : start + len(chunk)] != chunk),
         # an earlier copy of the same text (found with ``find``): a start not after the one before
-        "start_not_after_previous": sum(1 for (before, _), (start, _) in zip(chunks, chunks[1:]) if start <= before),
+        "start_not_after_previous": sum(1 for (before, _), (start, _) in pairwise(chunks) if start <= before),
         "over_size": sum(1 for _, chunk in chunks if size(chunk) > limit),
         "inside_cluster": sum(1 for start, chunk in chunks if start + len(chunk) not in clusters),
     }
