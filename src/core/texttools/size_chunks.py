@@ -94,10 +94,10 @@ class LineEnds:
         lines = line_view(text).split("\n")
         lengths = list(map(len, lines))
         kept = list(map(len, map(str.rstrip, lines, repeat(" \t\r"))))
-        self.line_starts = list(map(add, running_sum(lengths, 0)[:-1], range(len(lines))))
-        """Where each line starts: ``line(pos) = bisect_right(line_starts, pos)``."""
+        self.starts_of_lines = list(map(add, running_sum(lengths, 0)[:-1], range(len(lines))))
+        """Where each line starts: ``line(pos) = bisect_right(starts_of_lines, pos)``."""
         ended_kept = kept[:-1]  # the last line has no ending
-        line_ends = list(map(add, self.line_starts, ended_kept))
+        line_ends = list(map(add, self.starts_of_lines, ended_kept))
         self.ends = list(compress(line_ends, ended_kept))
         blank_after = map(gt, ended_kept, map(mul, kept[1:], repeat(len(text) + 1)))  # kept, and the next line not
         self.paragraphs = list(compress(line_ends, blank_after))

@@ -54,7 +54,7 @@ def size_chunk(text: str, sizes: Settings, max_chunks: int | None = MAX_CHUNKS) 
     chunker = Chunker(text, sizes)
     first = chunker.first_start()
     spans = [] if first is None else list(chunker.spans(first, first, max_chunks))
-    chunks = chunk_objects(text, spans, ORIGIN, chunker.lines.line_starts) if spans else []
+    chunks = chunk_objects(text, spans, ORIGIN, chunker.lines.starts_of_lines) if spans else []
     return {"chunk_count": len(chunks), "chunks": chunks}
 
 
@@ -80,7 +80,7 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings) -> Batches:
             resume = (first, first)
         spans = list(chunker.spans(*resume, None))
         count += len(spans)
-        yield chunk_objects(window.text, spans, window.at, chunker.lines.line_starts) if spans else []
+        yield chunk_objects(window.text, spans, window.at, chunker.lines.starts_of_lines) if spans else []
         if chunker.resume is None:
             break
         start, low = chunker.resume
@@ -90,13 +90,13 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings) -> Batches:
     return {"chunk_count": count}
 
 
-def chunk_objects(text: str, spans: list[Span], at: Position, line_starts: Sequence[int]) -> list[Chunk]:
+def chunk_objects(text: str, spans: list[Span], at: Position, starts_of_lines: Sequence[int]) -> list[Chunk]:
     """The chunk objects of ``spans`` of ``text``, a text that starts ``at`` and whose lines start
-    at ``line_starts`` (``LineEnds``): each column made over all chunks at once, in C."""
+    at ``starts_of_lines`` (``LineEnds``): each column made over all chunks at once, in C."""
     starts, ends, cuts, counts = zip(*spans, strict=True)
     last_characters = minus(ends, repeat(1))
-    start_lines = map(add, map(bisect_right, repeat(line_starts), starts), repeat(at.line - 1))
-    end_lines = map(add, map(bisect_right, repeat(line_starts), last_characters), repeat(at.line - 1))
+    start_lines = map(add, map(bisect_right, repeat(starts_of_lines), starts), repeat(at.line - 1))
+    end_lines = map(add, map(bisect_right, repeat(starts_of_lines), last_characters), repeat(at.line - 1))
     columns = zip(count(at.first_index), shifted(list(starts), at.offset), shifted(list(ends), at.offset),
                   start_lines, end_lines, cuts, cut(text, starts, ends), strict=False)  # fmt: skip
     if counts[0] is None:
