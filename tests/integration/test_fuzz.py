@@ -145,7 +145,8 @@ def test_crafted_worst_cases_are_answered_quickly(case: str) -> None:
 BUCKET = "fuzz-bucket"
 ascii_values = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20)
 metadata = st.dictionaries(
-    st.sampled_from(["tool", "delimiter", "max-splits", "start", "end", "max-matches", "other"]),
+    st.sampled_from(["tool", "delimiter", "max-splits", "start", "end", "max-matches", "max-chars", "overlap-chars",
+                     "min-chars", "max-tokens", "tokenizer", "other"]),
     st.one_of(
         ascii_values,
         st.sampled_from(["text-delimiter-chunk", "text-extract-between", "text-paragraphs-split", '"\\n"', '","',

@@ -4,6 +4,7 @@ texts dense in what is hard: line endings of every kind, blank lines of spaces, 
 closers, full-width stops, combining marks, ZWJ emoji, flags, Indic conjuncts, Prepend and Hangul;
 then the streaming form against the in-memory one, on texts cut at generated places."""
 
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,10 +25,12 @@ PIECES = [
     "\U0001f1eb", "\u0915\u094d\u0937", "\u094d", "\u0915", "\u0600", "\u1100\u1161", "\u200d", "x.y",
 ]  # fmt: skip
 TOKEN_PIECES = [*PIECES, " strawberr", "y", "1234567", "https://example.com/a?b=c", "\u65e5\u672c\u8a9e\u3067\u3059",
-                "internationalization", "   ", "\t\t"]  # fmt: skip
+                "internationalization", "   ", "\t\t", "'s", "'re", "ABCdef", "\u3001",
+                "\u0e01\u0e35\u0e48"]  # fmt: skip
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 token_texts = st.lists(st.sampled_from(TOKEN_PIECES), max_size=30).map("".join)
-PROPERTY = settings(max_examples=int(__import__("os").environ.get("SIZE_EXAMPLES", 400)), deadline=None)
+PROPERTY = settings(max_examples=max(400, int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "0"))), deadline=None)
+"""Hundreds of examples in make test, thousands in make fuzz (TEXT_TOOLS_FUZZ_EXAMPLES)."""
 
 
 def boundaries(text: str) -> set[int]:

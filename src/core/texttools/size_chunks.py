@@ -30,6 +30,7 @@ from .errors import TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
 from .lines import line_view
 from .spans import running_sum
+from .tokens import boundaries
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -55,8 +56,6 @@ _WIDE_SENTENCE_START = re.compile(
     f"[{FULL_WIDTH_TERMINATORS}][{re.escape(CLOSERS)}]*(?=[^ \\t\\r\\n{re.escape(CLOSERS)}])"
 )
 """The character after a full-width terminator and its closers: a start (a sentence end)."""
-_WORD_GAP = re.compile(r"(?<=[^ \t\r\n])[ \t]")
-"""Where ``TokenBudget`` may split a chunk's tokens exactly: a space or tab after a non-space."""
 
 
 class Settings(NamedTuple):
@@ -119,10 +118,11 @@ class LineEnds:
 class TokenBudget:
     """Which ends of one chunk fit in ``max_tokens``, and the chunk's count, exactly and fast.
 
-    The reach is encoded once from the chunk's start (``window``). A space or tab after a
-    non-whitespace character (a *gap*) is where the encoding's pre-tokenizer always ends a piece,
-    having looked no further: no piece holds whitespace after other characters, and none looks
-    past its last character but for the next one. So, for any end ``e`` after a gap ``g``,
+    The reach is encoded once from the chunk's start (``window``). A *gap* is a position where the
+    encoding's pre-tokenizer always ends a piece, having looked no further than the character at
+    it (``texttools.tokens.Table.boundaries``: after a word before a space or tab, at the end of a
+    run of letters or of digits), so the pieces before it are the same in the window and in any
+    chunk that goes past it. So, for any end ``e`` after a gap ``g``,
     ``tokens(text[s:e]) = tokens of the window before g + tokens(text[g:e])``: exact with one short
     encoding, and, since the second term is not negative, at least the first. The first gap before
     which the window holds more than ``max_tokens`` tokens is a cutoff: no end after it fits.
@@ -133,6 +133,7 @@ class TokenBudget:
         assert settings.max_tokens is not None
         self.text, self.start, self.high = text, start, high
         self.encoding, self.limit = settings.tokenizer, settings.max_tokens
+        self.boundaries = boundaries(self.encoding.name)
         self.cutoff = high + 1
         """No end at or after this fits."""
         reach = int(self.limit * chars_per_token * 1.2) + 64
@@ -159,7 +160,7 @@ class TokenBudget:
             return False
         over = self.token_ends[self.limit]  # where the window's (limit + 1)th token ends
         at = self.start + (over if self.ascii else len(self.window_bytes[:over].decode("utf-8", "ignore")))
-        for gap in _WORD_GAP.finditer(self.text, at, self.window_end):
+        for gap in self.boundaries.forwards.finditer(self.text, at, self.window_end):
             if self._window_tokens(gap.start()) > self.limit:
                 self.cutoff = gap.start()
                 return True
@@ -173,7 +174,8 @@ class TokenBudget:
 
     def count(self, end: int) -> int:
         """``tokens(text[start:end])``, exactly."""
-        gap = _last_gap(self.text, self.start, end)
+        found = self.boundaries.backwards.search(self.text, self.start, end + 1)
+        gap = found.start() if found is not None and found.start() > self.start else self.start
         if gap == end and end < self.window_end:
             return self._window_tokens(end)
         before = self._window_tokens(gap) if gap > self.start else 0
@@ -185,15 +187,6 @@ class TokenBudget:
             return None
         tokens = self.count(end)
         return tokens if tokens <= self.limit else None
-
-
-def _last_gap(text: str, start: int, end: int) -> int:
-    """The last gap at or before ``end`` and after ``start`` (a space or tab whose previous
-    character is not whitespace), or ``start`` if there is none."""
-    at = max(text.rfind(" ", start, end + 1), text.rfind("\t", start, end + 1))
-    while at > start and text[at - 1] in WHITESPACE:
-        at = max(text.rfind(" ", start, at), text.rfind("\t", start, at))
-    return at if at > start else start
 
 
 def _continues_cluster(character: str) -> bool:
@@ -301,7 +294,9 @@ class Chunker:
         )
         if budget is not None:
             self.chars_per_token = budget.chars_per_token
-        if high == self.text_end and self.final:
+        if budget is not None and budget.cutoff <= high:
+            high = budget.cutoff - 1  # no end at or after the cutoff fits
+        elif high == self.text_end and self.final:
             tokens = budget.fits(high) if budget else None
             if budget is None or tokens is not None:
                 return Span(start, high, "end", tokens)

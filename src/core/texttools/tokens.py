@@ -18,14 +18,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
+    import regex
     from tiktoken import Encoding
 
 
 class Table(NamedTuple):
-    """What tiktoken's ``tiktoken_ext.openai_public`` says of one encoding."""
+    """What tiktoken's ``tiktoken_ext.openai_public`` says of one encoding, and where its pattern
+    always ends a piece (``boundaries``)."""
 
     sha256: str
     pattern: str
+    boundaries: str
+    """Positions where the encoding's pre-tokenizer ends a piece whatever follows the next
+    character, having looked no further: a space or tab after a non-whitespace character (no
+    piece holds whitespace after other characters); the end of a run of letters (of letters and
+    marks for o200k_base, and not before an apostrophe, which may add a contraction to it); the
+    end of a run of digits. A chunk's tokens up to any later position are the window's tokens
+    before such a position plus those of the text after it alone (``size_chunks.TokenBudget``)."""
 
 
 _O200K_PATTERN: Final = "|".join(
@@ -44,8 +53,13 @@ TABLES: Final = {
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
         r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        r"(?<=[^ \t\r\n])[ \t]|(?<=\p{L})(?=\P{L})|(?<=\p{N})(?=\P{N})",
     ),
-    "o200k_base": Table("446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d", _O200K_PATTERN),
+    "o200k_base": Table(
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        _O200K_PATTERN,
+        r"(?<=[^ \t\r\n])[ \t]|(?<=[\p{L}\p{M}])(?=[^\p{L}\p{M}'])|(?<=\p{N})(?=\P{N})",
+    ),
 }
 DEFAULT_TOKENIZER: Final = "cl100k_base"
 
@@ -71,6 +85,22 @@ def ranks(name: str) -> dict[bytes, int]:
     return {
         base64.b64decode(token): int(rank) for token, rank in (line.split() for line in contents.splitlines() if line)
     }
+
+
+class Boundaries(NamedTuple):
+    """An encoding's ``Table.boundaries``, compiled (with the regex module, as tiktoken's pattern
+    needs ``\\p{...}``) to search forwards and backwards."""
+
+    forwards: "regex.Pattern[str]"
+    backwards: "regex.Pattern[str]"
+
+
+@cache
+def boundaries(name: str) -> Boundaries:
+    import regex  # noqa: PLC0415  (tiktoken's own dependency; only a request with max_tokens pays the import)
+
+    pattern = TABLES[name].boundaries
+    return Boundaries(regex.compile(pattern), regex.compile(pattern, flags=regex.REVERSE))
 
 
 @cache
