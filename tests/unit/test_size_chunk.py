@@ -210,6 +210,24 @@ def test_no_end_that_fits_cuts_at_the_largest_fitting_position() -> None:
         assert c["tokens"] == len(count(c["text"])) <= 5
 
 
+def test_an_overlapping_start_must_leave_the_next_chunk_an_end_that_fits() -> None:
+    """From 2, "strawberry x x" is 5 tokens: a chunk starting there would have no end after 14
+    that fits, so the overlap starts at the last word instead."""
+    count = encoding("cl100k_base").encode_ordinary
+    assert len(count("strawberry x x")) > 4 >= len(count("x x"))
+    output = spans("x strawberry x x", max_chars=15, overlap_chars=12, max_tokens=4)
+    assert [(c["start"], c["end"], c["cut"], c["tokens"]) for c in output] == [(0, 14, "word", 3), (13, 16, "end", 2)]
+
+
+def test_an_end_counts_only_where_the_chunk_up_to_it_fits() -> None:
+    """The chunk takes the last end of the best kind among those that fit: a paragraph end that
+    does not fit is passed over for a sentence end before it that does."""
+    text = "Aa bb. Internationalization internationalization.\n\nCc"
+    count = encoding("cl100k_base").encode_ordinary
+    assert len(count("Aa bb. Internationalization internationalization.")) > 6 >= len(count("Aa bb."))
+    assert [(c["text"], c["cut"]) for c in spans(text, max_chars=60, max_tokens=6)][0] == ("Aa bb.", "sentence")
+
+
 def test_the_tokenizer_changes_the_counts() -> None:
     text = (
         "\uc548\ub155\ud558\uc138\uc694 \uc138\uacc4 \uc774\uac83\uc740 "
