@@ -30,7 +30,7 @@ from .errors import TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
 from .lines import line_view
 from .spans import running_sum
-from .tokens import boundaries
+from .tokens import boundaries, token_lengths
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -134,6 +134,7 @@ class TokenBudget:
         self.text, self.start, self.high = text, start, high
         self.encoding, self.limit = settings.tokenizer, settings.max_tokens
         self.boundaries = boundaries(self.encoding.name)
+        self.lengths = token_lengths(self.encoding.name)
         self.cutoff = high + 1
         """No end at or after this fits."""
         reach = int(self.limit * chars_per_token * 1.2) + 64
@@ -149,7 +150,7 @@ class TokenBudget:
         ids = self.encoding.encode_ordinary(window)
         self.ascii = window.isascii()
         self.window_bytes = b"" if self.ascii else window.encode()
-        self.token_ends = list(accumulate(map(len, self.encoding.decode_tokens_bytes(ids))))
+        self.token_ends = list(accumulate(map(self.lengths.__getitem__, ids)))
         self.chars_per_token = len(window) / max(len(ids), 1)
         """For the next chunk's first guess at how much text its tokens take."""
 

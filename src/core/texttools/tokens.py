@@ -76,6 +76,7 @@ def table_path(name: str) -> Path:
     return Path(spec.submodule_search_locations[0], "data", f"{name}.tiktoken.gz")
 
 
+@cache
 def ranks(name: str) -> dict[bytes, int]:
     """``name``'s mergeable ranks, read as tiktoken's ``load_tiktoken_bpe`` reads a ``.tiktoken`` file
     (one base64 token and its rank per line), after checking the file's SHA-256."""
@@ -109,3 +110,13 @@ def encoding(name: str) -> "Encoding":
     from tiktoken import Encoding  # noqa: PLC0415  (only a request with max_tokens pays the import)
 
     return Encoding(name, pat_str=TABLES[name].pattern, mergeable_ranks=ranks(name), special_tokens={})
+
+
+@cache
+def token_lengths(name: str) -> list[int]:
+    """Each token's length in UTF-8 bytes, by token id: a window's token ends are a running sum
+    of these (``map`` and ``accumulate``, in C), not one ``decode`` call per token."""
+    lengths = [0] * (max(ranks(name).values()) + 1)
+    for token, rank in ranks(name).items():
+        lengths[rank] = len(token)
+    return lengths
