@@ -137,7 +137,7 @@ class TokenBudget:
         self.lengths = token_lengths(self.encoding.name)
         self.cutoff = high + 1
         """No end at or after this fits."""
-        reach = int(self.limit * chars_per_token * 1.2) + 64
+        reach = int(self.limit * chars_per_token * 1.25) + 64  # a second encoding costs more than a longer first
         while True:
             self._encode(min(high, start + reach))
             if self.window_end == high or self._find_cutoff():
@@ -150,6 +150,8 @@ class TokenBudget:
         ids = self.encoding.encode_ordinary(window)
         self.ascii = window.isascii()
         self.window_bytes = b"" if self.ascii else window.encode()
+        self._known = (self.start, 0)
+        """A position and its UTF-8 offset in the window: the last one asked (``_byte_offset``)."""
         self.token_ends = list(accumulate(map(self.lengths.__getitem__, ids)))
         self.chars_per_token = len(window) / max(len(ids), 1)
         """For the next chunk's first guess at how much text its tokens take."""
@@ -169,9 +171,18 @@ class TokenBudget:
 
     def _window_tokens(self, gap: int) -> int:
         """The window's tokens before ``gap``, a gap inside the window."""
-        offset = gap - self.start
-        byte = offset if self.ascii else len(self.text[self.start : gap].encode())
-        return bisect_right(self.token_ends, byte)
+        return bisect_right(self.token_ends, gap - self.start if self.ascii else self._byte_offset(gap))
+
+    def _byte_offset(self, position: int) -> int:
+        """``position``'s UTF-8 offset in the window, counted from the last one asked (the positions
+        asked lie close together: gaps near the cutoff, the chunk's end)."""
+        known, offset = self._known
+        if position >= known:
+            offset += len(self.text[known:position].encode())
+        else:
+            offset -= len(self.text[position:known].encode())
+        self._known = (position, offset)
+        return offset
 
     def count(self, end: int) -> int:
         """``tokens(text[start:end])``, exactly."""
