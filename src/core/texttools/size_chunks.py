@@ -2,9 +2,10 @@
 
 A chunk starting at ``s`` ends at the last end of the best kind in reach. Each kind is looked for
 with one C-speed step, best kind first, and only in the chunk's reach: line and paragraph ends come
-from one regex pass over the text (``LineEnds``, searched with ``bisect``), sentence and word ends
-from one regex search of the reach reversed (so the first match is the last end), and grapheme
-clusters are asked for only when a cut must fall inside a word (``texttools.graphemes``). With
+from one split of the text into lines (``LineEnds``, searched with ``bisect``), sentence and word
+ends from one regex search of the reach reversed (so the first match is the last end), and grapheme
+clusters are asked for, once per text, only when a cut must fall inside a word
+(``texttools.graphemes``). With
 ``max_tokens``, an end counts only where the chunk up to it fits, which ``TokenBudget`` answers
 from one encoding of the chunk's reach (see there). No step looks at the text one character at a
 time; per chunk, a handful of searches.
