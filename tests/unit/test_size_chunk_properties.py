@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import pytest
 import pyuegc
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -137,3 +138,21 @@ def test_size_chunk_with_tokens_streamed_equals_in_memory(
         chunks, summary = drained(stream_size_chunk(data.draw(cut_text(text)), sized))
     assert chunks == expected["chunks"]
     assert summary == {"chunk_count": expected["chunk_count"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "sizes"),
+    [
+        ("a " + "e" + "\u0301" * 40 + " b c", Settings(10, 4)),  # a cluster longer than the room and the windows
+        ("x." + '"' * 30 + " y z " * 5, Settings(4, 3)),  # closers longer than the windows after a terminator
+        ("w " * 20 + "\r\n" * 10 + "v", Settings(6, 2, 3)),  # a CRLF run cut between CR and LF
+        ("\u4e00\u3002\u300d" * 12, Settings(5, 4)),  # full-width sentence starts in the overlap
+    ],
+)
+def test_streaming_equals_in_memory_where_a_window_ends_inside_what_a_rule_reads(text: str, sizes: Settings) -> None:
+    expected = size_chunk(text, sizes, None)
+    for window in (1, 2, 3, 7):
+        with windows_of(window):
+            chunks, summary = drained(stream_size_chunk(list(text), sizes))
+        assert chunks == expected["chunks"]
+        assert summary == {"chunk_count": expected["chunk_count"]}
