@@ -455,8 +455,8 @@ class Chunker:
         text = self.text
         if after + 1 < len(text) and text[after + 1] < NEVER_JOINS_BEFORE and text[after] < NEVER_JOINS_AFTER:
             return after + 1  # the common case, asked without the cluster data
-        offsets = cluster_starts(text[after:])
-        for offset in offsets[1:-1]:
-            if text[after + offset - 1] not in WHITESPACE:
-                return after + offset
+        boundaries = self._boundaries()
+        for index in range(bisect_right(boundaries, after), len(boundaries) - 1):  # the last is the text's end
+            if text[boundaries[index] - 1] not in WHITESPACE:
+                return boundaries[index]
         return len(text) if self.final else None
