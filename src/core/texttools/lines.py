@@ -6,7 +6,11 @@ U+2028 and U+2029 are not endings, which is why ``str.splitlines`` is not used.
 """
 
 import re
+from itertools import repeat
+from operator import add
 from typing import NamedTuple
+
+from .spans import running_sum
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 CR_FILLER = " "
@@ -25,6 +29,12 @@ def line_view(text: str) -> str:
     if "\r" not in text or _LONE_CR.search(text) is None:  # ``in`` is 20x the regex's speed
         return text
     return text.replace("\r\n", CR_FILLER + "\n").replace("\r", "\n")
+
+
+def line_starts(lines: list[str]) -> list[int]:
+    """Where each of ``lines`` (a line view split at its LFs) starts, then one past the text's end:
+    ``line(pos) = bisect_right(starts, pos)``."""
+    return running_sum(map(add, map(len, lines), repeat(1)), 0)
 
 
 def line_count(view: str) -> int:

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from .errors import TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
-from .lines import line_view
-from .spans import running_sum
+from .lines import line_starts, line_view
 from .tokens import boundaries, token_lengths
 
 if TYPE_CHECKING:
@@ -94,8 +93,8 @@ class LineEnds:
         lines = line_view(text).split("\n")
         lengths = list(map(len, lines))
         kept = list(map(len, map(str.rstrip, lines, repeat(" \t\r"))))
-        self.starts_of_lines = list(map(add, running_sum(lengths, 0)[:-1], range(len(lines))))
-        """Where each line starts: ``line(pos) = bisect_right(starts_of_lines, pos)``."""
+        self.starts_of_lines = line_starts(lines)
+        """Where each line starts (``texttools.lines.line_starts``)."""
         ended_kept = kept[:-1]  # the last line has no ending
         line_ends = list(map(add, self.starts_of_lines, ended_kept))
         self.ends = list(compress(line_ends, ended_kept))
@@ -132,7 +131,7 @@ class TokenBudget:
     def __init__(self, text: str, start: int, high: int, settings: Settings, chars_per_token: float) -> None:
         assert settings.tokenizer is not None
         assert settings.max_tokens is not None
-        self.text, self.start, self.high = text, start, high
+        self.text, self.start = text, start
         self.encoding, self.limit = settings.tokenizer, settings.max_tokens
         self.boundaries = boundaries(self.encoding.name)
         self.lengths = token_lengths(self.encoding.name)

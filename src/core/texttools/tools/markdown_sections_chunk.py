@@ -21,8 +21,7 @@ import pyromark
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
-from ..lines import line_count, line_view
-from ..spans import running_sum
+from ..lines import line_count, line_starts, line_view
 from ..tool import Params, Tool
 
 DESCRIPTOR = load_descriptor("markdown-sections-chunk")
@@ -80,7 +79,7 @@ class Heading(NamedTuple):
 def markdown_sections_chunk(text: str, max_level: int = DEEPEST) -> MarkdownSectionsOutput:
     """Cut ``text`` at its top-level headings of level ``max_level`` or less."""
     view = line_view(text)
-    starts = line_starts(view)
+    starts = line_starts(view.split("\n"))
     headings = [heading for heading in top_level_headings(text) if heading.level <= max_level]
     section_starts = [starts[heading.line] for heading in headings]
     preamble = preamble_start(text, section_starts[0] if headings else len(text))
@@ -177,11 +176,6 @@ def _next_raw_opening(source: bytes, start: int, end: int) -> "re.Match[bytes] |
     spaces of indentation, as a block at the margin)."""
     at = _RAW_OPENING_LINE.search(source, start, end)
     return _RAW_OPENING.match(source, at.end()) if at else None
-
-
-def line_starts(view: str) -> list[int]:
-    """Where each line starts (one more entry, one past the end of the text)."""
-    return running_sum((len(line) + 1 for line in view.split("\n")), 0)
 
 
 def line_content(text: str, starts: list[int], line: int) -> str:
