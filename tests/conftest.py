@@ -3,13 +3,14 @@
 import json
 import logging
 import os
+import subprocess
 import sys
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
@@ -213,3 +214,42 @@ def outcomes(s3: Any, bucket: str) -> dict[str, str]:
             body = json.loads(s3.get_object(Bucket=bucket, Key=item["Key"])["Body"].read())
             written[item["Key"]] = body["error"]["code"] if "error" in body else "ok"
     return written
+
+
+NODE_MODULES = ROOT / ".node" / "node_modules"
+"""commonmark.js, installed by make (test-only: nothing of it ships)."""
+
+
+class CommonmarkBlocks(NamedTuple):
+    """What commonmark.js finds in a document (lines 1-based)."""
+
+    headings: list[tuple[int, int]]
+    """Each top-level heading's level and last line."""
+    literals: list[tuple[int, int]]
+    """Each code or HTML block's first and last line, at any depth."""
+
+
+@pytest.fixture(scope="module")
+def commonmark_js() -> Iterator[Callable[[str], CommonmarkBlocks]]:
+    """commonmark.js's block structure of a document (tests/commonmark_blocks.js): one node process
+    for the module, a document a line."""
+    assert NODE_MODULES.joinpath("commonmark").is_dir(), "make installs commonmark.js into .node/"
+    process = subprocess.Popen(
+        ["node", str(ROOT / "tests" / "commonmark_blocks.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True, encoding="utf-8", env={**os.environ, "NODE_PATH": str(NODE_MODULES)},
+    )  # fmt: skip
+    assert process.stdin is not None
+    assert process.stdout is not None
+
+    def blocks(text: str) -> CommonmarkBlocks:
+        process.stdin.write(json.dumps(text) + "\n")  # type: ignore[union-attr]
+        process.stdin.flush()  # type: ignore[union-attr]
+        found = json.loads(process.stdout.readline())  # type: ignore[union-attr]
+        return CommonmarkBlocks(
+            [(level, last) for level, _, last in found["headings"]],
+            [(first, last) for first, last in found["literals"]],
+        )
+
+    yield blocks
+    process.stdin.close()
+    process.wait(timeout=30)

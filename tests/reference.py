@@ -4,6 +4,7 @@ They share no code with ``texttools`` and use no ``str.split``, ``str.find``, ``
 regexes, so the property tests compare two independent readings of the descriptors.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -270,16 +271,22 @@ def size_chunk(
     min_chars: int = 0,
     max_tokens: int | None = None,
     count: Any = None,
+    kinds: Any = None,
 ) -> list[tuple[int, int, str, int | None]]:
     """text-size-chunk as (start, end, cut, tokens) per chunk, one position at a time.
 
     ``boundaries``: the text's grapheme cluster boundaries (from an implementation other than the
-    core's); ``count``: a function giving a string's tokens, with ``max_tokens``."""
+    core's); ``count``: a function giving a string's tokens, with ``max_tokens``; ``kinds``: the
+    kinds best first, the kind of an end, and the kinds after which the next chunk starts without
+    overlap (markdown-size-chunk's), instead of text-size-chunk's."""
     c = len(text)
     while c > 0 and text[c - 1] in SIZE_WHITESPACE:
         c -= 1
     if c == 0:
         return []
+    ranking: list[str]
+    kind_of: Callable[[int], str | None]
+    ranking, kind_of, no_overlap_after = kinds or (SIZE_KINDS, lambda e: size_kind(text, e, c, boundaries), ())
 
     def fits(s: int, e: int) -> bool:
         return max_tokens is None or count(text[s:e]) <= max_tokens
@@ -295,14 +302,10 @@ def size_chunk(
     while True:
         found = None
         for low in (max(lo, s + min_chars - 1), lo):
-            ends = [
-                (e, size_kind(text, e, c, boundaries))
-                for e in range(low + 1, s + max_chars + 1)
-                if size_kind(text, e, c, boundaries) is not None and fits(s, e)
-            ]
+            ends = [(e, kind_of(e)) for e in range(low + 1, s + max_chars + 1) if kind_of(e) is not None and fits(s, e)]
             if ends:
-                best = min(SIZE_KINDS.index(kind) for _, kind in ends)  # type: ignore[arg-type]
-                found = max(e for e, kind in ends if kind == SIZE_KINDS[best]), SIZE_KINDS[best]
+                best = min(ranking.index(kind) for _, kind in ends)  # type: ignore[arg-type]
+                found = max(e for e, kind in ends if kind == ranking[best]), ranking[best]
                 break
         if found is None:
             if max_tokens is None:
@@ -314,7 +317,9 @@ def size_chunk(
         chunks.append((s, e, cut, tokens(s, e)))
         if e >= c:
             return chunks
-        s, lo = _size_next_start(text, boundaries, c, (s, e), max_chars, overlap_chars, fits)
+        s, lo = _size_next_start(
+            text, boundaries, c, (s, e), max_chars, 0 if cut in no_overlap_after else overlap_chars, fits
+        )
 
 
 def _size_next_start(
@@ -336,3 +341,63 @@ def _size_next_start(
             if is_start and p + max_chars > n and fits(p, f):
                 return p, e
     return n, n
+
+
+MARKDOWN_SIZE_KINDS = [
+    "end", *(f"section-{level}" for level in range(1, 7)), "paragraph", "line", "sentence", "word", "heading",
+    "literal-line", "literal-word", "character",
+]  # fmt: skip
+
+
+def markdown_size_chunk(
+    text: str,
+    boundaries: set[int],
+    headings: list[tuple[int, int, int, bool]],
+    literals: list[tuple[int, int]],
+    max_chars: int,
+    overlap_chars: int = 0,
+    min_chars: int = 0,
+    max_level: int = 6,
+    max_tokens: int | None = None,
+    count: Any = None,
+) -> list[tuple[int, int, str, int | None, list[str]]]:
+    """markdown-size-chunk as (start, end, cut, tokens, headings) per chunk, one position at a time,
+    given the top-level headings ``(first line, lines, level, setext)`` and the literal blocks
+    ``(first line, last line)`` (0-based) that an independent parser finds."""
+    lines = commonmark_lines(text)
+    chosen = [h for h in headings if h[2] <= max_level]
+    spans = [(lines[first][0], lines[first + count_ - 1][1]) for first, count_, _, _ in chosen]
+    starts = [(lines[first][0], level) for first, _, level, _ in chosen]
+    insides = []
+    for first, last in literals:
+        visible = text[lines[first][0] : lines[last][1]].rstrip(SIZE_WHITESPACE)
+        insides.append((lines[first][0], lines[first][0] + len(visible)))
+    c = len(text.rstrip(SIZE_WHITESPACE))
+
+    def kind_of(e: int) -> str | None:
+        kind = size_kind(text, e, c, boundaries)
+        if kind is None or kind == "end":
+            return kind
+        if any(a < e <= b for a, b in spans):
+            return "heading"
+        for start, level in starts:
+            if e <= start and not text[e:start].strip(SIZE_WHITESPACE):
+                return f"section-{level}"
+        if any(a < e < b for a, b in insides):
+            if kind in ("paragraph", "line"):
+                return "literal-line"
+            if kind in ("sentence", "word"):
+                return "literal-word"
+        return kind
+
+    sections = markdown_sections(text, headings, max_level)["sections"]
+
+    def path_at(position: int) -> list[str]:
+        holding = [s for s in sections if s["start"] <= position]
+        if not holding or holding[-1]["heading"] is None:
+            return []
+        return [*holding[-1]["path"], holding[-1]["heading"]]
+
+    kinds = (MARKDOWN_SIZE_KINDS, kind_of, {f"section-{level}" for level in range(1, 7)})
+    chunks = size_chunk(text, boundaries, max_chars, overlap_chars, min_chars, max_tokens, count, kinds)
+    return [(*chunk, path_at(chunk[0])) for chunk in chunks]

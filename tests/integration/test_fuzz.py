@@ -7,7 +7,6 @@ never an exception and never a 500; every document ends as exactly one output ob
 import importlib
 import json
 import os
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,8 +18,7 @@ from hypothesis import strategies as st
 from moto import mock_aws
 
 from scripts.lambda_events import LOCAL_REGION, LocalContext, api_event, s3_event
-from scripts.template import ROOT
-from tests.conftest import api_handler
+from tests.conftest import CommonmarkBlocks, api_handler
 from texttools.registry import TOOL_IDS, tools
 
 EXAMPLES = int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "150"))
@@ -204,48 +202,25 @@ MARKDOWN_LINES = [
     "[o]:'", "'", "- [a]: /b", "\\# escaped", "#\ttab",
 ]  # fmt: skip
 markdown_lines = st.lists(st.sampled_from(MARKDOWN_LINES), max_size=25)
-NODE_MODULES = ROOT / ".node" / "node_modules"
-"""commonmark.js, installed by make (test-only: nothing of it ships)."""
-
-
-@pytest.fixture(scope="module")
-def commonmark_js() -> Iterator[Callable[[str], list[tuple[int, int]]]]:
-    """commonmark.js's top-level headings of a document, as ``(level, last line)`` (1-based): one
-    node process for the module, a document a line."""
-    assert NODE_MODULES.joinpath("commonmark").is_dir(), "make installs commonmark.js into .node/"
-    process = subprocess.Popen(
-        ["node", str(ROOT / "tests" / "commonmark_headings.js")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True, encoding="utf-8", env={**os.environ, "NODE_PATH": str(NODE_MODULES)},
-    )  # fmt: skip
-    assert process.stdin is not None
-    assert process.stdout is not None
-
-    def headings(text: str) -> list[tuple[int, int]]:
-        process.stdin.write(json.dumps(text) + "\n")  # type: ignore[union-attr]
-        process.stdin.flush()  # type: ignore[union-attr]
-        return [(level, last) for level, _, last in json.loads(process.stdout.readline())]  # type: ignore[union-attr]
-
-    yield headings
-    process.stdin.close()
-    process.wait(timeout=30)
 
 
 @settings(FUZZ, max_examples=max(EXAMPLES, 400))  # hundreds in make test (about a second), thousands in make fuzz
 @given(lines=markdown_lines, endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=25, max_size=25))
 def test_markdown_headings_are_commonmark_js_s_and_the_sections_the_reference_s(
-    commonmark_js: Callable[[str], list[tuple[int, int]]], lines: list[str], endings: list[str]
+    commonmark_js: Callable[[str], CommonmarkBlocks], lines: list[str], endings: list[str]
 ) -> None:
     """Every top-level heading that commonmark.js finds (level and last line; the descriptor sets a
     setext heading's first line after link reference definitions), and no other; the sections are
     the reference's for those headings (tests/reference.py)."""
     from tests import reference
-    from texttools.tools.markdown_sections_chunk import markdown_sections_chunk, top_level_headings
+    from texttools.markdown import block_structure
+    from texttools.tools.markdown_sections_chunk import markdown_sections_chunk
 
     for number in range(1, len(lines)):  # a CR, an empty line, then an LF would be one CRLF
         if endings[number - 1] == "\r" and not lines[number] and endings[number] != "\r":
             endings[number - 1] = "\n"
     text = "".join(line + ending for line, ending in zip(lines, endings, strict=False))
-    ours = top_level_headings(text)
-    assert [(heading.level, heading.line + heading.lines) for heading in ours] == commonmark_js(text)
+    ours = block_structure(text).headings
+    assert [(heading.level, heading.line + heading.lines) for heading in ours] == commonmark_js(text).headings
     found = [(heading.line, heading.lines, heading.level, heading.setext) for heading in ours]
     assert markdown_sections_chunk(text) == reference.markdown_sections(text, found)

@@ -107,7 +107,7 @@ def test_a_tool_that_parses_a_document_whole_keeps_its_limits_and_writes_its_ite
     assert items == output.pop(next(key for key, value in output.items() if isinstance(value, list)))
     assert last == output
     too_large = chosen.byte_limits["text"] + 1
-    run(jsonl, upload("incoming/big.md", b"x" * too_large, {"tool": tool_id}))
+    run(jsonl, upload("incoming/big.md", b"x" * too_large, metadata))
     assert read(s3, "errors/big.md.json")["error"]["code"] == "input_too_large"
     assert keys(s3, "chunks/big.md") == []
 

@@ -4,6 +4,7 @@ error table of the code."""
 import json
 import re
 
+from benchmarks.markdown_comparison import table
 from scripts.template import ROOT
 from texttools.catalog import SERVICE_VERSION
 from texttools.errors import ERROR_TABLE, REQUEST_REJECTED
@@ -37,3 +38,10 @@ def test_the_changelog_starts_with_this_release() -> None:
     (first,) = re.findall(r"^## (\S+)", changelog, flags=re.MULTILINE)[:1]
     assert first == SERVICE_VERSION
     assert "(CHANGELOG.md)" in README
+
+
+def test_the_markdown_size_comparison_is_what_its_script_measures() -> None:
+    """docs/markdown-size.md's table of the peers is ``python -m benchmarks.markdown_comparison``'s."""
+    page = (ROOT / "docs" / "markdown-size.md").read_text(encoding="utf-8")
+    shown = page.split("<!-- comparison -->\n", 1)[1].split("\n<!-- /comparison -->", 1)[0]
+    assert shown == table()

@@ -163,7 +163,8 @@ def whole_document_lines(chosen: Tool, source: Source, texts: Iterable[str], par
 def run_whole(chosen: Tool, text: str, parameters: Params) -> tuple[list[Any], dict[str, Any]]:
     """A tool without a streaming form on a whole text, within every limit of its descriptor (the
     text's size, the number of chunks, the output's size: API.md), as ``output_lines`` gives it."""
-    output = chosen.run(chosen.parse({"text": text, **parameters}))
+    given = {name: value for name, value in parameters.items() if value is not None}  # None: a field left out
+    output = chosen.run(chosen.parse({"text": text, **given}))
     chosen.encode(output)
     return output_lines(output)
 

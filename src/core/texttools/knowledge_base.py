@@ -145,7 +145,7 @@ ELLIPSIS = "\u2026"
 
 
 def joined_path(path: list[str]) -> str:
-    """A section's heading path as one string (``Guide > Install``), cut to ``MAX_PATH_BYTES``
+    """A heading path as one string (``Guide > Install``), cut to ``MAX_PATH_BYTES``
     at a character's boundary, with an ellipsis for what was cut."""
     joined = PATH_SEPARATOR.join(path)
     encoded = joined.encode()
@@ -159,15 +159,17 @@ def chunk_contents(chosen: Tool, params: Params, contents: Iterable[Content]) ->
     """Each content item's chunks as output items, the item's own ``contentBody`` chunked on its own
     (indexes, offsets and lines start again for each), a leading BOM dropped, whatever its
     ``contentType``. An empty chunk is left out; indexes keep their numbering. Its metadata is the
-    item's with the chunk's ``chunk_*`` keys over keys of the same names (a section's heading path
-    too, as ``chunk_path``)."""
+    item's with the chunk's ``chunk_*`` keys over keys of the same names (a Markdown tool's heading
+    path too, as ``chunk_path``)."""
     for content in contents:
         own = content.contentMetadata or {}
         for chunk in chunks_of(chosen, params, content.contentBody.removeprefix(BOM)):
             if chunk["text"]:
                 where = {f"chunk_{name}": chunk[name] for name in SPAN if name in chunk}
-                if "path" in chunk:  # a section's headings
+                if "path" in chunk:  # a section's headings (those above its own)
                     where["chunk_path"] = joined_path(chunk["path"])
+                elif "headings" in chunk:  # a Markdown size chunk's heading path (its section's own last)
+                    where["chunk_path"] = joined_path(chunk["headings"])
                 metadata = {**own, "chunk_tool": chosen.id, **where}
                 yield {"contentBody": chunk["text"], "contentType": "TEXT", "contentMetadata": metadata}
 

@@ -23,19 +23,21 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from heapq import merge
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, count, repeat
 from operator import add, gt, mul, ne
-from typing import TYPE_CHECKING, Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, NotRequired, TypedDict
 
-from .errors import TooManyChunks
+from .errors import Problem, TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
-from .lines import line_starts, line_view
-from .tokens import boundaries, token_lengths
+from .lines import Position, line_starts, line_view
+from .spans import cut as cut_texts
+from .spans import minus, shifted
+from .tokens import DEFAULT_TOKENIZER, boundaries, encoding, token_lengths
+from .tool import Params
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
 
-Cut = Literal["end", "paragraph", "line", "sentence", "word", "character"]
 WHITESPACE: Final = " \t\n\r"
 TERMINATORS: Final = ".!?\u2026\u3002\uff01\uff1f"
 FULL_WIDTH_TERMINATORS: Final = "\u3002\uff01\uff1f"
@@ -68,10 +70,46 @@ class Settings(NamedTuple):
     tokenizer: "Encoding | None" = None
 
 
+class SizedChunk(TypedDict):
+    """A size tool's chunk object (its descriptor's output schema)."""
+
+    index: int
+    start: int
+    end: int
+    start_line: int
+    end_line: int
+    cut: str
+    headings: NotRequired[list[str]]
+    tokens: NotRequired[int]
+    text: str
+
+
+def settings_of(params: Params) -> Settings:
+    """The chunker's settings from a validated input; names the tokenizer's encoding, loading it on
+    first use."""
+    max_tokens = params["max_tokens"]
+    tokenizer = encoding(params["tokenizer"] or DEFAULT_TOKENIZER) if max_tokens is not None else None
+    return Settings(params["max_chars"], params["overlap_chars"], params["min_chars"], max_tokens, tokenizer)
+
+
+def size_rules(params: Params) -> list[Problem]:
+    """What a size tool's input schema cannot say: how the sizes relate."""
+    problems: list[Problem] = []
+    if params["overlap_chars"] >= params["max_chars"]:
+        problems.append({"field": "overlap_chars", "problem": "must be less than max_chars"})
+    if params["min_chars"] > params["max_chars"]:
+        problems.append({"field": "min_chars", "problem": "must be at most max_chars"})
+    if params["tokenizer"] is not None and params["max_tokens"] is None:
+        problems.append({"field": "tokenizer", "problem": "is allowed only with max_tokens"})
+    return problems
+
+
 class Span(NamedTuple):
     start: int
     end: int
-    cut: Cut
+    cut: str
+    """The kind of the end: end, paragraph, line, sentence, word or character (``Chunker``), or
+    one of the kinds a chunker that ranks more adds."""
     tokens: int | None
 
 
@@ -201,6 +239,37 @@ class TokenBudget:
         return tokens if tokens <= self.limit else None
 
 
+class Reach:
+    """A chunk's reach reversed (``text[start..high]`` backwards, then the terminator before
+    ``start`` if closers between follow one), so that a regex's first match is the last end; the
+    searches may begin lower than ``high`` (``top``), to skip ends another kind claims."""
+
+    def __init__(self, text: str, start: int, high: int, terminator: str) -> None:
+        self.text, self.high = text, high
+        self.reversed = text[high:start:-1] + text[start] + terminator  # the closers between are alike to the search
+
+    def sentence_ends(self, low: int, top: int) -> Iterator[int]:
+        """Sentence ends in (low, top], last first."""
+        text, high = self.text, self.high
+        for match in _SENTENCE_END_REVERSED.finditer(self.reversed, high - top):
+            end = high - match.start()
+            if end <= low:
+                return
+            if match.start("wide") >= 0 and joined(text[end - 1], text[end]):
+                continue  # a mark that joins the terminator or closer: no cluster boundary
+            yield end
+
+    def word_ends(self, low: int, top: int) -> Iterator[int]:
+        """Word ends (and line ends) in (low, top], last first."""
+        text, high = self.text, self.high
+        for match in _WORD_END_REVERSED.finditer(self.reversed, high - top):
+            end = high - match.start()
+            if end <= low:
+                return
+            if not _held_open(text, end):
+                yield end
+
+
 def _continues_cluster(character: str) -> bool:
     """Whether a cluster rule may look back across ``character`` (Extend, ZWJ, SpacingMark or a
     regional indicator, asked as: does it join a letter before it)."""
@@ -291,9 +360,9 @@ class Chunker:
                 return
             start, low = self.resume = following
 
-    def first_start(self) -> int | None:
-        """The first chunk's start: the first non-whitespace character."""
-        match = _NOT_WHITESPACE.search(self.text)
+    def first_start(self, after: int = 0) -> int | None:
+        """The first chunk's start: the first non-whitespace character (from ``after``)."""
+        match = _NOT_WHITESPACE.search(self.text, after)
         return match.start() if match else None
 
     def chunk(self, start: int, low: int) -> Span:
@@ -314,11 +383,8 @@ class Chunker:
                 return Span(start, high, "end", tokens)
             high -= 1  # the end of the text does not fit: look before it
         floor = max(low, start + settings.min_chars - 1)
-        if budget is None:  # the usual chunk of prose ends at a paragraph: found with no search
-            paragraphs = self.lines.paragraphs
-            index = bisect_right(paragraphs, high) - 1
-            if index >= 0 and paragraphs[index] > floor:
-                return Span(start, paragraphs[index], "paragraph", None)
+        if budget is None and (usual := self._usual_end(start, floor, high)) is not None:
+            return usual
         for bottom in (floor, low) if floor > low else (low,):
             found = self._best_end(start, bottom, high, budget)
             if found is not None:
@@ -326,6 +392,15 @@ class Chunker:
         if budget is not None:
             return self._largest_fitting(start, low, min(reach, self.text_end), budget)
         return Span(start, reach, "character", None)
+
+    def _usual_end(self, start: int, floor: int, high: int) -> Span | None:
+        """The usual chunk of prose's end, a paragraph end in (floor, high], found with no search
+        (``None``: none, ask ``_best_end``)."""
+        paragraphs = self.lines.paragraphs
+        index = bisect_right(paragraphs, high) - 1
+        if index >= 0 and paragraphs[index] > floor:
+            return Span(start, paragraphs[index], "paragraph", None)
+        return None
 
     def _best_end(self, start: int, low: int, high: int, budget: TokenBudget | None) -> Span | None:
         """The last end in (low, high] of the best kind that has one (that fits, with a budget)."""
@@ -339,40 +414,23 @@ class Chunker:
                     return Span(start, end, cut, tokens)
         return None
 
-    def _ends_by_kind(self, start: int, low: int, high: int) -> Iterator[tuple[Cut, Iterator[int]]]:
+    def _ends_by_kind(self, start: int, low: int, high: int) -> Iterator[tuple[str, Iterator[int]]]:
         """Each kind's ends in (low, high], best kind first, each last first; a kind's search is
         made only when the kinds before it had no end (that fits)."""
         yield "paragraph", LineEnds.last(self.lines.paragraphs, low, high)
         yield "line", LineEnds.last(self.lines.ends, low, high)
-        text = self.text
+        reach = self.reach(start, high)
+        yield "sentence", reach.sentence_ends(low, high)
+        yield "word", reach.word_ends(low, high)
+        yield "character", self.character_ends(low, high)
+
+    def reach(self, start: int, high: int) -> "Reach":
+        """The chunk's reach, ``text[start..high]``, made ready for the sentence and word searches."""
         before = self._walk_back(start, clusters=False)  # the terminator, if closers before start follow one
-        terminator = text[before] if before < start and text[before] in TERMINATORS else ""
-        # text[start..high] backwards, then the terminator (the closers between are alike to the search)
-        reversed_reach = text[high:start:-1] + text[start] + terminator
-        yield "sentence", self._sentence_ends(reversed_reach, low, high)
-        yield "word", self._word_ends(reversed_reach, low, high)
-        yield "character", self._character_ends(low, high)
+        terminator = self.text[before] if before < start and self.text[before] in TERMINATORS else ""
+        return Reach(self.text, start, high, terminator)
 
-    def _sentence_ends(self, reversed_reach: str, low: int, high: int) -> Iterator[int]:
-        text = self.text
-        for match in _SENTENCE_END_REVERSED.finditer(reversed_reach):
-            end = high - match.start()
-            if end <= low:
-                return
-            if match.start("wide") >= 0 and joined(text[end - 1], text[end]):
-                continue  # a mark that joins the terminator or closer: no cluster boundary
-            yield end
-
-    def _word_ends(self, reversed_reach: str, low: int, high: int) -> Iterator[int]:
-        text = self.text
-        for match in _WORD_END_REVERSED.finditer(reversed_reach):
-            end = high - match.start()
-            if end <= low:
-                return
-            if not _held_open(text, end):
-                yield end
-
-    def _character_ends(self, low: int, high: int) -> Iterator[int]:
+    def character_ends(self, low: int, high: int) -> Iterator[int]:
         """Cluster boundaries in (low, high] after a non-whitespace character, last first."""
         text = self.text
         if text[high] < NEVER_JOINS_BEFORE and text[high - 1] < NEVER_JOINS_AFTER:
@@ -459,3 +517,31 @@ class Chunker:
             if text[boundaries[index] - 1] not in WHITESPACE:
                 return boundaries[index]
         return len(text) if self.final else None
+
+
+def sized_chunk_objects(
+    text: str, spans: list[Span], at: Position, starts_of_lines: Sequence[int], headings: list[list[str]] | None = None
+) -> list[SizedChunk]:
+    """The chunk objects of ``spans`` of ``text``, a text that starts ``at`` and whose lines start
+    at ``starts_of_lines`` (``LineEnds``), with each chunk's ``headings`` when given: each column
+    made over all chunks at once, in C."""
+    starts, ends, cuts, counts = zip(*spans, strict=True)
+    last_characters = minus(ends, repeat(1))
+    start_lines = map(add, map(bisect_right, repeat(starts_of_lines), starts), repeat(at.line - 1))
+    end_lines = map(add, map(bisect_right, repeat(starts_of_lines), last_characters), repeat(at.line - 1))
+    columns = zip(count(at.first_index), shifted(list(starts), at.offset), shifted(list(ends), at.offset),
+                  start_lines, end_lines, cuts, cut_texts(text, starts, ends), strict=False)  # fmt: skip
+    if counts[0] is None and headings is None:
+        return [
+            {"index": i, "start": s, "end": e, "start_line": a, "end_line": b, "cut": k, "text": t}
+            for i, s, e, a, b, k, t in columns
+        ]
+    chunks: list[SizedChunk] = []
+    for i, s, e, a, b, k, t in columns:  # the descriptors' examples' order: headings, tokens, then text
+        chunks.append({"index": i, "start": s, "end": e, "start_line": a, "end_line": b, "cut": k})  # type: ignore[typeddict-item]
+        if headings is not None:
+            chunks[-1]["headings"] = headings[i - at.first_index]
+        if counts[0] is not None:
+            chunks[-1]["tokens"] = counts[i - at.first_index]
+        chunks[-1]["text"] = t
+    return chunks

@@ -5,48 +5,24 @@ The chunker itself is ``texttools.size_chunks``; this module validates the reque
 chunk objects and runs the chunker over a text given in pieces for the document flows.
 """
 
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
-from itertools import count, repeat
-from operator import add
-from typing import NotRequired, TypedDict
+from collections.abc import Iterable
+from typing import TypedDict
 
 from ..descriptor import load_descriptor
-from ..errors import OutputTooLarge, Problem, TooManyChunks
+from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
-from ..lines import ORIGIN, Position
-from ..size_chunks import Chunker, Cut, Settings, Span
-from ..spans import cut, minus, shifted
+from ..lines import ORIGIN
+from ..size_chunks import Chunker, Settings, SizedChunk, settings_of, size_rules, sized_chunk_objects
 from ..streaming import Batches, Stream, Windows
-from ..tokens import DEFAULT_TOKENIZER, encoding
 from ..tool import Params, Tool
 
 DESCRIPTOR = load_descriptor("text-size-chunk")
 MAX_CHUNKS = DESCRIPTOR.limits["max_chunks"]
 
 
-class Chunk(TypedDict):
-    index: int
-    start: int
-    end: int
-    start_line: int
-    end_line: int
-    cut: Cut
-    tokens: NotRequired[int]
-    text: str
-
-
 class SizeChunkOutput(TypedDict):
     chunk_count: int
-    chunks: list[Chunk]
-
-
-def settings(params: Params) -> Settings:
-    """The chunker's settings from a validated input; names the tokenizer's encoding, loading it on
-    first use."""
-    max_tokens = params["max_tokens"]
-    tokenizer = encoding(params["tokenizer"] or DEFAULT_TOKENIZER) if max_tokens is not None else None
-    return Settings(params["max_chars"], params["overlap_chars"], params["min_chars"], max_tokens, tokenizer)
+    chunks: list[SizedChunk]
 
 
 def size_chunk(text: str, sizes: Settings, max_chunks: int | None = MAX_CHUNKS) -> SizeChunkOutput:
@@ -54,7 +30,7 @@ def size_chunk(text: str, sizes: Settings, max_chunks: int | None = MAX_CHUNKS) 
     chunker = Chunker(text, sizes)
     first = chunker.first_start()
     spans = [] if first is None else list(chunker.spans(first, first, max_chunks))
-    chunks = chunk_objects(text, spans, ORIGIN, chunker.lines.starts_of_lines) if spans else []
+    chunks = sized_chunk_objects(text, spans, ORIGIN, chunker.lines.starts_of_lines) if spans else []
     return {"chunk_count": len(chunks), "chunks": chunks}
 
 
@@ -80,7 +56,7 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings) -> Batches:
             resume = (first, first)
         spans = list(chunker.spans(*resume, None))
         count += len(spans)
-        yield chunk_objects(window.text, spans, window.at, chunker.lines.starts_of_lines) if spans else []
+        yield sized_chunk_objects(window.text, spans, window.at, chunker.lines.starts_of_lines) if spans else []
         if chunker.resume is None:
             break
         start, low = chunker.resume
@@ -90,48 +66,16 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings) -> Batches:
     return {"chunk_count": count}
 
 
-def chunk_objects(text: str, spans: list[Span], at: Position, starts_of_lines: Sequence[int]) -> list[Chunk]:
-    """The chunk objects of ``spans`` of ``text``, a text that starts ``at`` and whose lines start
-    at ``starts_of_lines`` (``LineEnds``): each column made over all chunks at once, in C."""
-    starts, ends, cuts, counts = zip(*spans, strict=True)
-    last_characters = minus(ends, repeat(1))
-    start_lines = map(add, map(bisect_right, repeat(starts_of_lines), starts), repeat(at.line - 1))
-    end_lines = map(add, map(bisect_right, repeat(starts_of_lines), last_characters), repeat(at.line - 1))
-    columns = zip(count(at.first_index), shifted(list(starts), at.offset), shifted(list(ends), at.offset),
-                  start_lines, end_lines, cuts, cut(text, starts, ends), strict=False)  # fmt: skip
-    if counts[0] is None:
-        return [
-            {"index": i, "start": s, "end": e, "start_line": a, "end_line": b, "cut": k, "text": t}
-            for i, s, e, a, b, k, t in columns
-        ]
-    return [
-        {"index": i, "start": s, "end": e, "start_line": a, "end_line": b, "cut": k, "tokens": n, "text": t}
-        for (i, s, e, a, b, k, t), n in zip(columns, counts, strict=False)
-    ]
-
-
-def rules(params: Params) -> list[Problem]:
-    """What the input schema cannot say: how the sizes relate."""
-    problems: list[Problem] = []
-    if params["overlap_chars"] >= params["max_chars"]:
-        problems.append({"field": "overlap_chars", "problem": "must be less than max_chars"})
-    if params["min_chars"] > params["max_chars"]:
-        problems.append({"field": "min_chars", "problem": "must be at most max_chars"})
-    if params["tokenizer"] is not None and params["max_tokens"] is None:
-        problems.append({"field": "tokenizer", "problem": "is allowed only with max_tokens"})
-    return problems
-
-
 def _run(params: Params) -> SizeChunkOutput:
-    return size_chunk(params["text"], settings(params))
+    return size_chunk(params["text"], settings_of(params))
 
 
 def _stream(pieces: Iterable[str], params: Params) -> Stream:
-    return stream_size_chunk(pieces, settings(params))
+    return stream_size_chunk(pieces, settings_of(params))
 
 
 def _run_lifted(params: Params) -> SizeChunkOutput:
-    return size_chunk(params["text"], settings(params), None)
+    return size_chunk(params["text"], settings_of(params), None)
 
 
 def _error_examples() -> dict[type[Exception], Params]:
@@ -154,5 +98,5 @@ TOOL = Tool(
     error_examples=_error_examples,  # type: ignore[arg-type]
     stream=_stream,
     run_lifted=_run_lifted,
-    rules=rules,
+    rules=size_rules,
 )

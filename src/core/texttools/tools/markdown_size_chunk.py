@@ -1,0 +1,220 @@
+"""markdown-size-chunk: the size tools' chunks, with ends ranked by the Markdown around them (before
+a heading first, inside a heading or a literal block last) and each chunk's heading path.
+
+The chunker is the size tools' (``texttools.size_chunks``); what differs is the kind of an end,
+which ``MarkdownChunker`` reads from the document's block structure (``texttools.markdown``, the
+one parse of both Markdown tools), laid out once per text as sorted positions and ranges
+(``MarkdownLayout``): each kind is still one bisect or one bounded search per chunk.
+"""
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from functools import cached_property
+from heapq import merge
+from itertools import chain, repeat
+from typing import TypedDict
+
+from ..descriptor import load_descriptor
+from ..errors import OutputTooLarge, TooManyChunks
+from ..fields import input_fields
+from ..lines import ORIGIN
+from ..markdown import block_structure, outline
+from ..size_chunks import (
+    WHITESPACE,
+    Chunker,
+    LineEnds,
+    Settings,
+    SizedChunk,
+    Span,
+    settings_of,
+    size_rules,
+    sized_chunk_objects,
+)
+from ..tool import Params, Tool
+
+DESCRIPTOR = load_descriptor("markdown-size-chunk")
+MAX_CHUNKS = DESCRIPTOR.limits["max_chunks"]
+DEEPEST = DESCRIPTOR.input_schema["properties"]["max_level"]["maximum"]
+"""The deepest heading level, and ``max_level``'s default (the descriptor: "defaults to 6")."""
+SECTIONS = tuple(f"section-{level}" for level in range(1, DEEPEST + 1))
+"""The kinds of an end before a heading, by level, best first."""
+
+Ends = Callable[[int, int], Iterator[int]]
+"""A kind's ends in (low, high], last first."""
+
+
+class MarkdownSizeOutput(TypedDict):
+    chunk_count: int
+    chunks: list[SizedChunk]
+
+
+class Ranges:
+    """Disjoint ranges of positions, each ``(low, high]``, in order: which ends lie in them."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.lows = [low for low, _ in ranges]
+        self.highs = [high for _, high in ranges]
+
+    def holds(self, position: int) -> bool:
+        index = bisect_left(self.lows, position) - 1  # the last range whose low is below position
+        return index >= 0 and position <= self.highs[index]
+
+    def keep(self, positions: list[int], inside: bool) -> list[int]:
+        """The sorted ``positions`` inside the ranges (``inside``) or outside them: one slice of
+        ``positions`` per range (or between two), found by bisection."""
+        edges = list(map(bisect_right, repeat(positions), chain.from_iterable(zip(self.lows, self.highs, strict=True))))
+        if not inside:
+            edges = [0, *edges, len(positions)]
+        return list(chain.from_iterable(map(positions.__getitem__, map(slice, edges[::2], edges[1::2]))))
+
+    def within(self, low: int, high: int, ends: Ends) -> Iterator[int]:
+        """``ends`` in (low, high] that lie in the ranges, last first."""
+        index = bisect_left(self.lows, high) - 1
+        while index >= 0 and self.highs[index] > low:
+            yield from ends(max(low, self.lows[index]), min(high, self.highs[index]))
+            index -= 1
+
+    def outside(self, low: int, high: int, ends: Ends) -> Iterator[int]:
+        """``ends`` in (low, high] that lie in no range, last first: searched between the ranges."""
+        index = bisect_left(self.lows, high) - 1
+        top = high
+        while index >= 0 and top > low:
+            if self.highs[index] < top:
+                yield from ends(max(low, self.highs[index]), top)
+            top = self.lows[index]
+            index -= 1
+        if top > low:
+            yield from ends(low, top)
+
+
+class MarkdownLayout:
+    """What the kinds of one document's ends need, laid out once: the ends before headings by
+    level, the ranges of heading spans and literal insides, the line and paragraph ends sorted by
+    which of them they lie in, and where each heading path begins."""
+
+    def __init__(self, text: str, lines: LineEnds, max_level: int) -> None:
+        starts = lines.starts_of_lines
+        blocks = block_structure(text)
+        headings = [heading for heading in blocks.headings if heading.level <= max_level]
+        outlined = outline(text, starts, headings)
+        spans = [(at.start, _line_end(text, starts, heading.line + heading.lines - 1))
+                 for at, heading in zip(outlined, headings, strict=True)]  # fmt: skip
+        insides = []
+        for first, last in blocks.literals:
+            visible_end = starts[first] + len(text[starts[first] : _line_end(text, starts, last)].rstrip(WHITESPACE))
+            if visible_end > starts[first] + 1:
+                insides.append((starts[first], visible_end - 1))
+        self.heading_spans = Ranges(spans)
+        """From a heading's start to the end of its last line's content: ``heading`` ends."""
+        self.literal_insides = Ranges(insides)
+        """After a literal block's first line starts, before the end of its last character that is
+        not whitespace: ``literal-line`` and ``literal-word`` ends."""
+        self.excluded = Ranges(sorted(spans + insides))
+        """Where an end is not of its plain-text kind (``Chunker``'s)."""
+        self.paragraphs = self.excluded.keep(lines.paragraphs, inside=False)
+        self.lines = self.excluded.keep(lines.ends, inside=False)
+        self.literal_lines = self.literal_insides.keep(lines.ends, inside=True)
+        self.section_ends: list[list[int]] = [[] for _ in SECTIONS]
+        """Each level's ends before a heading: the last line end before it, when only whitespace
+        lies between and no heading holds it."""
+        for heading in outlined:
+            index = bisect_left(lines.ends, heading.start) - 1
+            end = lines.ends[index] if index >= 0 else 0
+            if end and not text[end : heading.start].strip(WHITESPACE) and not self.heading_spans.holds(end):
+                self.section_ends[heading.level - 1].append(end)
+        self.section_starts = [heading.start for heading in outlined]
+        self.paths = [[*heading.path, heading.content] for heading in outlined]
+
+    def headings_at(self, position: int) -> list[str]:
+        """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
+        index = bisect_right(self.section_starts, position) - 1
+        return self.paths[index] if index >= 0 else []
+
+
+def _line_end(text: str, starts: list[int], line: int) -> int:
+    """Where a line's content ends: before its line ending (``starts``: ``LineEnds.starts_of_lines``)."""
+    end = starts[line + 1] - 1  # the ending's last character, or the text's end after a last line
+    return end - 1 if text.startswith("\r\n", end - 1) else end
+
+
+class MarkdownChunker(Chunker):
+    """The size chunker with the Markdown kinds of ends (the descriptor's order) and no
+    overlap across a heading."""
+
+    def __init__(self, text: str, settings: Settings, max_level: int) -> None:
+        super().__init__(text, settings)
+        self.max_level = max_level
+
+    @cached_property
+    def layout(self) -> MarkdownLayout:
+        return MarkdownLayout(self.text, self.lines, self.max_level)
+
+    def _usual_end(self, start: int, floor: int, high: int) -> Span | None:
+        """An end before a heading, best level first, else a paragraph end: one bisect each."""
+        for cut, ends in (*zip(SECTIONS, self.layout.section_ends, strict=True), ("paragraph", self.layout.paragraphs)):
+            index = bisect_right(ends, high) - 1
+            if index >= 0 and ends[index] > floor:
+                return Span(start, ends[index], cut, None)
+        return None
+
+    def _ends_by_kind(self, start: int, low: int, high: int) -> Iterator[tuple[str, Iterator[int]]]:
+        layout = self.layout
+        for cut, ends in zip(SECTIONS, layout.section_ends, strict=True):
+            yield cut, LineEnds.last(ends, low, high)
+        yield "paragraph", LineEnds.last(layout.paragraphs, low, high)
+        yield "line", LineEnds.last(layout.lines, low, high)
+        reach = self.reach(start, high)
+        yield "sentence", layout.excluded.outside(low, high, reach.sentence_ends)
+        yield "word", layout.excluded.outside(low, high, reach.word_ends)
+        yield "heading", layout.heading_spans.within(low, high, self.character_ends)
+        yield "literal-line", LineEnds.last(layout.literal_lines, low, high)
+
+        def words(low: int, high: int) -> Iterator[int]:
+            return merge(reach.sentence_ends(low, high), reach.word_ends(low, high), reverse=True)
+
+        yield "literal-word", layout.literal_insides.within(low, high, words)
+        yield "character", layout.heading_spans.outside(low, high, self.character_ends)
+
+    def next_start(self, previous: Span) -> tuple[int, int] | None:
+        """After an end before a heading, the heading starts the next chunk, without overlap."""
+        if previous.cut in SECTIONS:
+            after = self.first_start(previous.end)
+            assert after is not None, "a heading follows"
+            return after, after
+        return super().next_start(previous)
+
+
+def markdown_size_chunk(
+    text: str, sizes: Settings, max_level: int = DEEPEST, max_chunks: int | None = MAX_CHUNKS
+) -> MarkdownSizeOutput:
+    """The chunks of ``text`` (at most ``max_chunks``), each with its heading path."""
+    chunker = MarkdownChunker(text, sizes, max_level)
+    first = chunker.first_start()
+    spans = [] if first is None else list(chunker.spans(first, first, max_chunks))
+    if not spans:
+        return {"chunk_count": 0, "chunks": []}
+    paths = list(map(chunker.layout.headings_at, [span.start for span in spans]))
+    chunks = sized_chunk_objects(text, spans, ORIGIN, chunker.lines.starts_of_lines, paths)
+    return {"chunk_count": len(chunks), "chunks": chunks}
+
+
+def _run(params: Params) -> MarkdownSizeOutput:
+    return markdown_size_chunk(params["text"], settings_of(params), params["max_level"])
+
+
+TOOL = Tool(
+    descriptor=DESCRIPTOR,
+    fields=input_fields(
+        DESCRIPTOR,
+        {"text": "max_input_bytes"},
+        {"overlap_chars": 0, "min_chars": 0, "max_tokens": None, "tokenizer": None, "max_level": DEEPEST},
+    ),
+    run=_run,
+    errors=(TooManyChunks, OutputTooLarge),
+    error_examples=lambda: {
+        TooManyChunks: {"text": "a " * (MAX_CHUNKS + 1), "max_chars": 1},
+        # 6 000 chunks of about 200 characters, each 11 after the one before: over 1 MiB of JSON.
+        OutputTooLarge: {"text": "abcdefghij " * 6000, "max_chars": 200, "overlap_chars": 190},
+    },
+    rules=size_rules,
+)

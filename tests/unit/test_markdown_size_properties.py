@@ -1,0 +1,106 @@
+"""markdown-size-chunk against the position-at-a-time reference (tests/reference.py), with the block
+structure judged by commonmark.js (the CommonMark reference implementation in JavaScript: its
+top-level headings must be the core's, and its code and HTML blocks are the reference's literal
+blocks) and grapheme clusters from pyuegc, on generated Markdown dense in headings (ATX, setext,
+skipped levels, empty, indented, deeper than ``max_level``), fences holding blank lines, indented
+code, HTML blocks of every type, lists and quotes holding fences, prose with sentences, and every
+line ending."""
+
+from collections.abc import Callable
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from tests import reference
+from tests.conftest import CommonmarkBlocks
+from tests.unit.test_size_chunk_properties import PROPERTY, boundaries, counter, sizes
+from texttools.markdown import block_structure
+from texttools.size_chunks import Settings
+from texttools.tokens import encoding
+from texttools.tools.markdown_size_chunk import markdown_size_chunk
+
+LINES = [
+    "", "", " ", "\t", "One two. Three four", "word", "a b c", "Tail text.", "\u00e9 \U0001f600!", "x",
+    "# A", "## B b", "### C #", "#### D", "###### F", "####### seven", "  # indented", "#", "# ", "=", "===",
+    "---", "- - -", "```", "```sh", "~~~", "````", "    code x", "\tcode y", "> quote", "> ```", "> # q", ">",
+    "- item", "- ```", "  ```", "  in item", "1. x", "<div>", "</div>", "<!-- c", "-->", "<pre>", "</pre>",
+    "<?p", "?>", "<!X", "<![CDATA[", "]]>", "<g>", "[ref]: /url", "Setext", "\\# escaped",
+]  # fmt: skip
+documents = st.tuples(
+    st.lists(st.sampled_from(LINES), max_size=18),
+    st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=18, max_size=18),
+)
+
+
+def joined(lines: list[str], endings: list[str]) -> str:
+    """The lines with their endings; a CR, an empty line, then an LF would be one CRLF (fewer lines
+    than generated), so such a CR becomes an LF."""
+    for number in range(1, len(lines)):
+        if endings[number - 1] == "\r" and not lines[number] and endings[number] != "\r":
+            endings[number - 1] = "\n"
+    return "".join(line + ending for line, ending in zip(lines, endings, strict=False))
+
+
+def chunks_of(text: str, sizes: Settings, max_level: int) -> list[tuple[int, int, str, int | None, list[str]]]:
+    output = markdown_size_chunk(text, sizes, max_level, None)
+    assert output["chunk_count"] == len(output["chunks"])
+    for index, chunk in enumerate(output["chunks"]):
+        assert chunk["index"] == index
+        assert chunk["text"] == text[chunk["start"] : chunk["end"]]
+        assert chunk["start_line"] == reference.line(text, chunk["start"])
+        assert chunk["end_line"] == reference.line(text, chunk["end"] - 1)
+    return [(c["start"], c["end"], c["cut"], c.get("tokens"), c["headings"]) for c in output["chunks"]]
+
+
+def expected(
+    commonmark_js: Callable[[str], CommonmarkBlocks],
+    text: str,
+    size: tuple[int, int, int],
+    max_level: int,
+    max_tokens: int | None = None,
+    tokenizer: str = "cl100k_base",
+) -> list[tuple[int, int, str, int | None, list[str]]]:
+    """The reference's chunks, with commonmark.js's block structure (its headings checked against
+    the core's parse first: the setext headings' first lines, which commonmark.js puts on link
+    reference definitions before them, come from the core, as in markdown-sections-chunk's fuzz)."""
+    judged = commonmark_js(text)
+    ours = block_structure(text).headings
+    assert [(heading.level, heading.line + heading.lines) for heading in ours] == judged.headings
+    headings = [(heading.line, heading.lines, heading.level, heading.setext) for heading in ours]
+    last_line = len(reference.commonmark_lines(text)) - 1  # commonmark.js may count a line after the last ending
+    literals = [(first - 1, min(last - 1, last_line)) for first, last in judged.literals]
+    count = counter(tokenizer) if max_tokens is not None else None
+    return reference.markdown_size_chunk(
+        text, boundaries(text), headings, literals, *size, max_level=max_level, max_tokens=max_tokens, count=count
+    )
+
+
+@PROPERTY
+@given(documents, sizes(30), st.integers(1, 6))
+@example((["# A", "", "```", "x", "", "y", "```", "Setext", "---", "z"], ["\n"] * 18), (9, 0, 0), 6)
+@example((["a b", "# A", "c d. e f", "## B", "g"], ["\r\n"] * 18), (6, 3, 0), 6)
+@example((["> ```", "> a b", "", "- ```", "  c d", "  ```"], ["\r"] * 18), (4, 0, 2), 6)
+def test_markdown_size_chunk_matches_reference(
+    commonmark_js: Callable[[str], CommonmarkBlocks],
+    document: tuple[list[str], list[str]],
+    size: tuple[int, int, int],
+    max_level: int,
+) -> None:
+    text = joined(*document)
+    assert chunks_of(text, Settings(*size), max_level) == expected(commonmark_js, text, size, max_level)
+
+
+@PROPERTY
+@given(documents, sizes(40), st.integers(1, 6), st.integers(4, 12), st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_markdown_size_chunk_with_tokens_matches_reference(
+    commonmark_js: Callable[[str], CommonmarkBlocks],
+    document: tuple[list[str], list[str]],
+    size: tuple[int, int, int],
+    max_level: int,
+    max_tokens: int,
+    tokenizer: str,
+) -> None:
+    text = joined(*document)
+    sizes = Settings(*size, max_tokens, encoding(tokenizer))
+    wanted = expected(commonmark_js, text, size, max_level, max_tokens, tokenizer)
+    assert chunks_of(text, sizes, max_level) == wanted
