@@ -106,6 +106,26 @@ def test_default_parameters_size_a_document_without_metadata(
     ]  # fmt: skip
 
 
+def test_default_parameters_chunk_markdown_by_size_with_heading_paths(
+    s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``DefaultTool`` may be markdown-size-chunk: a Markdown corpus without metadata is cut before
+    its headings, each chunk with its heading path; a document's own metadata still wins."""
+    monkeypatch.setenv("DEFAULT_TOOL", "markdown-size-chunk")
+    monkeypatch.setenv("DEFAULT_PARAMETERS", '{"max_chars": 30, "max_level": 2}')
+    text = b"# Guide\n\nSome words here.\n\n## Install\n\nRun it.\n\n### Deep\n\nMore."
+    run(chunker, upload("incoming/g.md", text), upload("incoming/own.md", text, {"max-level": "3"}))
+    written = read(s3, "chunks/g.md.json")
+    assert written["parameters"] == {"max_chars": 30, "max_level": 2}
+    assert [(c["text"], c["cut"], c["headings"]) for c in written["result"]["chunks"]] == [
+        ("# Guide\n\nSome words here.", "section-2", ["Guide"]),
+        ("## Install\n\nRun it.\n\n### Deep", "paragraph", ["Guide", "Install"]),
+        ("More.", "end", ["Guide", "Install"]),
+    ]  # fmt: skip
+    own = read(s3, "chunks/own.md.json")["result"]["chunks"]
+    assert [(c["text"], c["headings"]) for c in own][-1] == ("### Deep\n\nMore.", ["Guide", "Install", "Deep"])
+
+
 def test_defaults_come_from_the_function_environment(
     s3: Any, chunker: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch
 ) -> None:

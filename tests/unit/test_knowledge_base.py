@@ -391,6 +391,19 @@ def test_a_section_carries_its_heading_path_joined() -> None:
                                               "chunk_end_line": 5, "chunk_path": "A > B"}  # fmt: skip
 
 
+def test_a_markdown_size_chunk_carries_its_headings_as_its_path() -> None:
+    """API.md: a markdown-size-chunk chunk's ``headings`` joined (its own section's heading last,
+    unlike a section's ``path``), ``""`` before the first heading."""
+    text = "intro\n\n# A\n\n## B\n\ntext under b"
+    chunked = items("markdown-size-chunk", {"max_chars": 12}, text, metadata={"p": 1})
+    assert [(i["contentBody"], i["contentMetadata"]["chunk_path"]) for i in chunked] == [
+        ("intro", ""), ("# A\n\n## B", "A"), ("text under b", "A > B")
+    ]  # fmt: skip
+    assert chunked[1]["contentMetadata"] == {"p": 1, "chunk_tool": "markdown-size-chunk", "chunk_index": 1,
+                                             "chunk_start": 7, "chunk_end": 16, "chunk_start_line": 3,
+                                             "chunk_end_line": 5, "chunk_path": "A"}  # fmt: skip
+
+
 def test_a_size_chunk_carries_its_tokens_only_with_max_tokens() -> None:
     text = "Alpha beta. Gamma delta.\n\nEpsilon zeta eta theta."
     counted = items("text-size-chunk", {"max_chars": 20, "max_tokens": 4}, text, metadata={"p": 1})
