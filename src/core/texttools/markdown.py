@@ -147,10 +147,15 @@ def _next_raw_opening(source: bytes, start: int, end: int) -> "re.Match[bytes] |
     return _RAW_OPENING.match(source, at.end()) if at else None
 
 
+def line_end(text: str, starts: list[int], line: int) -> int:
+    """Where a line's content ends, before its line ending (``starts``: ``texttools.lines.line_starts``)."""
+    end = starts[line + 1] - 1  # where the view has the ending's LF (a lone CR, or a CRLF's LF), or the text ends
+    return end - text.startswith("\r\n", end - 1)
+
+
 def line_content(text: str, starts: list[int], line: int) -> str:
-    """A line without its line ending (``starts``: ``texttools.lines.line_starts``)."""
-    end = starts[line + 1] - 1  # where the view has the ending's LF (a lone CR, or a CRLF's LF)
-    return text[starts[line] : end - text.startswith("\r\n", end - 1)]
+    """A line without its line ending."""
+    return text[starts[line] : line_end(text, starts, line)]
 
 
 def heading_content(text: str, starts: list[int], heading: Heading) -> str:

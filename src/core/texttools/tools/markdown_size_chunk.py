@@ -18,7 +18,7 @@ from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
 from ..lines import ORIGIN
-from ..markdown import block_structure, outline
+from ..markdown import block_structure, line_end, outline
 from ..size_chunks import (
     WHITESPACE,
     Chunker,
@@ -97,11 +97,11 @@ class MarkdownLayout:
         blocks = block_structure(text)
         headings = [heading for heading in blocks.headings if heading.level <= max_level]
         outlined = outline(text, starts, headings)
-        spans = [(at.start, _line_end(text, starts, heading.line + heading.lines - 1))
+        spans = [(at.start, line_end(text, starts, heading.line + heading.lines - 1))
                  for at, heading in zip(outlined, headings, strict=True)]  # fmt: skip
         insides = []
         for first, last in blocks.literals:
-            visible_end = starts[first] + len(text[starts[first] : _line_end(text, starts, last)].rstrip(WHITESPACE))
+            visible_end = starts[first] + len(text[starts[first] : line_end(text, starts, last)].rstrip(WHITESPACE))
             if visible_end > starts[first] + 1:
                 insides.append((starts[first], visible_end - 1))
         self.heading_spans = Ranges(spans)
@@ -129,12 +129,6 @@ class MarkdownLayout:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
         index = bisect_right(self.section_starts, position) - 1
         return self.paths[index] if index >= 0 else []
-
-
-def _line_end(text: str, starts: list[int], line: int) -> int:
-    """Where a line's content ends: before its line ending (``starts``: ``LineEnds.starts_of_lines``)."""
-    end = starts[line + 1] - 1  # the ending's last character, or the text's end after a last line
-    return end - 1 if text.startswith("\r\n", end - 1) else end
 
 
 class MarkdownChunker(Chunker):
