@@ -130,13 +130,13 @@ def with_raw_blocks_closed(source: bytes, raw_blocks: list[ByteRange]) -> bytes:
             continue
         while opening is not None and opening.start() < end:
             closing = _RAW_CLOSING.search(source, opening.start(), end)
-            line_end = source.find(b"\n", closing.start()) if closing else -1
-            if closing is None or line_end == -1 or line_end + 1 >= end:
+            closing_line_end = source.find(b"\n", closing.start()) if closing else -1
+            if closing is None or closing_line_end == -1 or closing_line_end + 1 >= end:
                 break  # no end tag inside the block, or the block ends on its line: as the references
             wanted = b"</" + opening[1].lower() + b">"  # pulldown-cmark matches end tags in lower case only
             pieces += [source[done : closing.start()], wanted]
             done = closing.end()
-            opening = _next_raw_opening(source, line_end + 1, end)
+            opening = _next_raw_opening(source, closing_line_end + 1, end)
     return b"".join([*pieces, source[done:]]) if pieces else source
 
 
