@@ -6,11 +6,14 @@ skipped levels, empty, indented, deeper than ``max_level``), fences holding blan
 code, HTML blocks of every type, lists and quotes holding fences, prose with sentences, and every
 line ending."""
 
+import json
 from collections.abc import Callable
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from scripts.template import ROOT
 from tests import reference
 from tests.conftest import CommonmarkBlocks
 from tests.unit.test_size_chunk_properties import PROPERTY, boundaries, counter, sizes
@@ -104,3 +107,32 @@ def test_markdown_size_chunk_with_tokens_matches_reference(
     sizes = Settings(*size, max_tokens, encoding(tokenizer))
     wanted = expected(commonmark_js, text, size, max_level, max_tokens, tokenizer)
     assert chunks_of(text, sizes, max_level) == wanted
+
+
+# --- real Markdown: the CommonMark specification's block examples, and a reference manual ---------
+
+SPEC_EXAMPLES = json.loads((ROOT / "tests" / "data" / "commonmark-0.31.2" / "block-examples.json").read_text("utf-8"))
+MANUAL = (ROOT / "benchmarks" / "data" / "nodejs-fs.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("size", [(8, 0, 0), (25, 6, 0), (60, 0, 20)])
+def test_the_spec_s_block_examples_match_the_reference(
+    commonmark_js: Callable[[str], CommonmarkBlocks], size: tuple[int, int, int]
+) -> None:
+    """All 296 examples of the CommonMark 0.31.2 spec's block sections: every construct, tabs,
+    lazy lines, HTML blocks of each type, link reference definitions before setext headings."""
+    for spec_example in SPEC_EXAMPLES:
+        text = spec_example["markdown"]
+        assert chunks_of(text, Settings(*size), 6) == expected(commonmark_js, text, size, 6), spec_example["example"]
+
+
+@pytest.mark.parametrize("window", range(6))
+def test_pieces_of_a_reference_manual_match_the_reference(
+    commonmark_js: Callable[[str], CommonmarkBlocks], window: int
+) -> None:
+    """Node.js's fs.md (benchmarks/data), in pieces of 120 lines: its headings, fenced code, lists
+    and HTML comments at sizes where every kind of cut happens."""
+    lines = MANUAL.splitlines(keepends=True)
+    text = "".join(lines[window * 1300 : window * 1300 + 120])
+    for size in [(120, 0, 0), (400, 80, 0), (1000, 200, 300)]:
+        assert chunks_of(text, Settings(*size), 6) == expected(commonmark_js, text, size, 6), size
