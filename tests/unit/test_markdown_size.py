@@ -198,6 +198,11 @@ def test_an_end_inside_a_heading_is_a_heading_end() -> None:
     assert chunk("# Long heading words\n\nx", max_chars=14)[0] == ("# Long heading", "heading")
 
 
+def test_every_end_in_or_at_the_end_of_a_heading_is_one_kind_so_the_last_wins() -> None:
+    """The end after ``# A`` and the one inside ``### C`` are both ``heading`` ends."""
+    assert chunk("# A\n\n### C\n\ntext", max_chars=8)[0] == ("# A\n\n###", "heading")
+
+
 def test_a_heading_end_ranks_above_a_literal_end() -> None:
     assert chunk("# Title\n\n```\nab cd\nef\n```", max_chars=18)[0] == ("# Title", "heading")
 
