@@ -248,24 +248,27 @@ class Reach:
         self.text, self.high = text, high
         self.reversed = text[high:start:-1] + text[start] + terminator  # the closers between are alike to the search
 
-    def sentence_ends(self, low: int, top: int) -> Iterator[int]:
-        """Sentence ends in (low, top], last first."""
-        text, high = self.text, self.high
-        for match in _SENTENCE_END_REVERSED.finditer(self.reversed, high - top):
+    def _matches(self, pattern: "re.Pattern[str]", low: int, top: int) -> Iterator[tuple[int, "re.Match[str]"]]:
+        """Each match of ``pattern`` with the end it reads, for the ends in (low, top], last first."""
+        high = self.high
+        for match in pattern.finditer(self.reversed, high - top):
             end = high - match.start()
             if end <= low:
                 return
-            if match.start("wide") >= 0 and joined(text[end - 1], text[end]):
-                continue  # a mark that joins the terminator or closer: no cluster boundary
-            yield end
+            yield end, match
+
+    def sentence_ends(self, low: int, top: int) -> Iterator[int]:
+        """Sentence ends in (low, top], last first; not after a mark that joins the terminator or
+        closer (no cluster boundary there)."""
+        text = self.text
+        for end, match in self._matches(_SENTENCE_END_REVERSED, low, top):
+            if match.start("wide") < 0 or not joined(text[end - 1], text[end]):
+                yield end
 
     def word_ends(self, low: int, top: int) -> Iterator[int]:
         """Word ends (and line ends) in (low, top], last first."""
-        text, high = self.text, self.high
-        for match in _WORD_END_REVERSED.finditer(self.reversed, high - top):
-            end = high - match.start()
-            if end <= low:
-                return
+        text = self.text
+        for end, _ in self._matches(_WORD_END_REVERSED, low, top):
             if not _held_open(text, end):
                 yield end
 
