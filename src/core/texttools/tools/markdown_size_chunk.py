@@ -112,8 +112,7 @@ class MarkdownLayout:
         self.excluded = Ranges(sorted(spans + insides))
         """Where an end is not of its plain-text kind (``Chunker``'s)."""
         self.paragraphs = self.excluded.keep(lines.paragraphs, inside=False)
-        self.lines = self.excluded.keep(lines.ends, inside=False)
-        self.literal_lines = self.literal_insides.keep(lines.ends, inside=True)
+        self._line_ends = lines.ends
         self.section_ends: list[list[int]] = [[] for _ in SECTIONS]
         """Each level's ends before a heading: the last line end before it, when only whitespace
         lies between and no heading holds it."""
@@ -124,6 +123,16 @@ class MarkdownLayout:
                 self.section_ends[heading.level - 1].append(end)
         self.section_starts = [heading.start for heading in outlined]
         self.paths = [[*heading.path, heading.content] for heading in outlined]
+
+    @cached_property
+    def lines(self) -> list[int]:
+        """The line ends of ``line`` kind: asked only when no section or paragraph end is in reach."""
+        return self.excluded.keep(self._line_ends, inside=False)
+
+    @cached_property
+    def literal_lines(self) -> list[int]:
+        """The line ends of ``literal-line`` kind: asked only for a chunk that must cut a block."""
+        return self.literal_insides.keep(self._line_ends, inside=True)
 
     def headings_at(self, position: int) -> list[str]:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
