@@ -15,6 +15,10 @@ What a chunk's ends depend on before its start is bounded by its *context start*
 rules look back over the characters that continue a cluster (Extend, ZWJ, Regional_Indicator), so
 the context starts before those. A window of a longer text may start at any context start (the
 tools' streaming forms).
+
+A chunker that ranks other kinds of ends (the Markdown size tool's, in its module) subclasses
+``Chunker`` and overrides its three hooks: ``_usual_end`` (the common chunk's end, found without a
+search), ``_ends_by_kind`` (the kinds, best first) and ``next_start``.
 """
 
 import re
