@@ -433,13 +433,14 @@ def test_a_long_path_is_cut_to_its_byte_bound_at_a_character(length: int) -> Non
 def test_a_tool_without_a_streaming_form_keeps_its_descriptor_s_limits() -> None:
     """API.md: markdown-sections-chunk keeps its limits in the document flows (parsed whole)."""
     chosen = tool("markdown-sections-chunk")
+    params = chosen.parse_parameters({})  # as the function reads a file without metadata
     with pytest.raises(InputTooLarge):
-        list(chunk_contents(chosen, {}, [Content(contentBody="x" * (chosen.byte_limits["text"] + 1))]))
+        list(chunk_contents(chosen, params, [Content(contentBody="x" * (chosen.byte_limits["text"] + 1))]))
     with pytest.raises(TooManyChunks):
-        list(chunk_contents(chosen, {}, [Content(contentBody="# h\n" * (chosen.limits["max_sections"] + 1))]))
+        list(chunk_contents(chosen, params, [Content(contentBody="# h\n" * (chosen.limits["max_sections"] + 1))]))
     (body,) = [example["text"] for error, example in chosen.error_examples().items() if error is OutputTooLarge]
     with pytest.raises(OutputTooLarge):
-        list(chunk_contents(chosen, {}, [Content(contentBody=body)]))
+        list(chunk_contents(chosen, params, [Content(contentBody=body)]))
 
 
 def test_a_path_of_exactly_the_bound_is_kept_and_a_cut_inside_a_character_drops_that_character() -> None:

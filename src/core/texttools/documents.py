@@ -138,7 +138,7 @@ def document_lines(
     yield encode_json(head(source, chosen, parameters)) + b"\n"
     texts = decode_pieces(pieces)
     if chosen.stream is None:
-        yield from whole_document_lines(chosen, source, texts, parameters)
+        yield from whole_document_lines(chosen, source, texts, params)
         return
     stream = chosen.stream(texts, params)
     for batch in stream.batches():
@@ -147,24 +147,26 @@ def document_lines(
     yield encode_json(stream.summary) + b"\n"
 
 
-def whole_document_lines(chosen: Tool, source: Source, texts: Iterable[str], parameters: Params) -> Iterator[bytes]:
+def whole_document_lines(chosen: Tool, source: Source, texts: Iterable[str], params: Params) -> Iterator[bytes]:
     """A tool without a streaming form: its output object cut into API.md's lines (the items of its
     one list, then its other fields), refused by size before the body is read when it is larger
     than the tool's text limit."""
     limit = chosen.byte_limits["text"]
     if source.size > limit + BOM_BYTES:
         raise InputTooLarge(f"The document is larger than {limit} bytes.")
-    items, rest = run_whole(chosen, "".join(texts), parameters)
+    items, rest = run_whole(chosen, "".join(texts), params)
     if items:
         yield encode_lines(items)
     yield encode_json(rest) + b"\n"
 
 
-def run_whole(chosen: Tool, text: str, parameters: Params) -> tuple[list[Any], dict[str, Any]]:
+def run_whole(chosen: Tool, text: str, params: Params) -> tuple[list[Any], dict[str, Any]]:
     """A tool without a streaming form on a whole text, within every limit of its descriptor (the
-    text's size, the number of chunks, the output's size: API.md), as ``output_lines`` gives it."""
-    given = {name: value for name, value in parameters.items() if value is not None}  # None: a field left out
-    output = chosen.run(chosen.parse({"text": text, **given}))
+    text's size, the number of chunks, the output's size: API.md), as ``output_lines`` gives it.
+    ``params`` are validated already, defaults filled in (``tool_and_parameters``,
+    ``Tool.parse_parameters``): only the text is checked here."""
+    text_field = tuple(field for field in chosen.fields if field.name == "text")
+    output = chosen.run({**params, **validate(text_field, {"text": text})})
     chosen.encode(output)
     return output_lines(output)
 
