@@ -31,7 +31,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, gt, mul, ne
 from typing import TYPE_CHECKING, Final, NamedTuple, NotRequired, TypedDict
 
-from .errors import Problem, TooManyChunks
+from .errors import OutputTooLarge, Problem, ToolError, TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
 from .lines import Position, line_starts, line_view
 from .spans import cut as cut_texts
@@ -86,6 +86,19 @@ class SizedChunk(TypedDict):
     headings: NotRequired[list[str]]
     tokens: NotRequired[int]
     text: str
+
+
+SIZE_DEFAULTS: Final[Params] = {"overlap_chars": 0, "min_chars": 0, "max_tokens": None, "tokenizer": None}
+"""The size tools' optional fields when omitted (``max_tokens`` absent: no token budget)."""
+
+
+def size_error_examples(max_chunks: int) -> dict[type[ToolError], Params]:
+    """A small input for each error a size tool itself can fail with (its descriptor's limits)."""
+    return {
+        TooManyChunks: {"text": "a " * (max_chunks + 1), "max_chars": 1},
+        # 6 000 chunks of about 200 characters, each 11 after the one before: over 1 MiB of JSON.
+        OutputTooLarge: {"text": "abcdefghij " * 6000, "max_chars": 200, "overlap_chars": 190},
+    }
 
 
 def settings_of(params: Params) -> Settings:

@@ -20,6 +20,7 @@ from ..fields import input_fields
 from ..lines import ORIGIN
 from ..markdown import block_structure, line_end, outline
 from ..size_chunks import (
+    SIZE_DEFAULTS,
     WHITESPACE,
     Chunker,
     LineEnds,
@@ -27,6 +28,7 @@ from ..size_chunks import (
     SizedChunk,
     Span,
     settings_of,
+    size_error_examples,
     size_rules,
     sized_chunk_objects,
 )
@@ -210,14 +212,10 @@ TOOL = Tool(
     fields=input_fields(
         DESCRIPTOR,
         {"text": "max_input_bytes"},
-        {"overlap_chars": 0, "min_chars": 0, "max_tokens": None, "tokenizer": None, "max_level": DEEPEST},
+        {**SIZE_DEFAULTS, "max_level": DEEPEST},
     ),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),
-    error_examples=lambda: {
-        TooManyChunks: {"text": "a " * (MAX_CHUNKS + 1), "max_chars": 1},
-        # 6 000 chunks of about 200 characters, each 11 after the one before: over 1 MiB of JSON.
-        OutputTooLarge: {"text": "abcdefghij " * 6000, "max_chars": 200, "overlap_chars": 190},
-    },
+    error_examples=lambda: size_error_examples(MAX_CHUNKS),
     rules=size_rules,
 )

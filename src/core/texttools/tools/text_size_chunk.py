@@ -12,7 +12,16 @@ from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
 from ..lines import ORIGIN
-from ..size_chunks import Chunker, Settings, SizedChunk, settings_of, size_rules, sized_chunk_objects
+from ..size_chunks import (
+    SIZE_DEFAULTS,
+    Chunker,
+    Settings,
+    SizedChunk,
+    settings_of,
+    size_error_examples,
+    size_rules,
+    sized_chunk_objects,
+)
 from ..streaming import Batches, Stream, Windows
 from ..tool import Params, Tool
 
@@ -78,24 +87,16 @@ def _run_lifted(params: Params) -> SizeChunkOutput:
     return size_chunk(params["text"], settings_of(params), None)
 
 
-def _error_examples() -> dict[type[Exception], Params]:
-    return {
-        TooManyChunks: {"text": "a " * (MAX_CHUNKS + 1), "max_chars": 1},
-        # 6 000 chunks of about 200 characters, each 11 after the one before: over 1 MiB of JSON.
-        OutputTooLarge: {"text": "abcdefghij " * 6000, "max_chars": 200, "overlap_chars": 190},
-    }
-
-
 TOOL = Tool(
     descriptor=DESCRIPTOR,
     fields=input_fields(
         DESCRIPTOR,
         {"text": "max_input_bytes"},
-        {"overlap_chars": 0, "min_chars": 0, "max_tokens": None, "tokenizer": None},
+        SIZE_DEFAULTS,
     ),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),
-    error_examples=_error_examples,  # type: ignore[arg-type]
+    error_examples=lambda: size_error_examples(MAX_CHUNKS),
     stream=_stream,
     run_lifted=_run_lifted,
     rules=size_rules,
