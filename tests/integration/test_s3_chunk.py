@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 import s3_documents
 import texttools.documents
 import texttools.registry
+import texttools.tokens
 from scripts.lambda_events import LocalContext, s3_event
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.documents import LARGEST_TEXT_BYTES
@@ -59,6 +60,25 @@ def test_metadata_selects_extract_between(s3: Any, chunker: ModuleType, upload: 
     assert read(s3, "chunks/e.txt.json")["result"] == extract_between(text, "<<", ">>", 1)
 
 
+@pytest.mark.parametrize("tokenizer", ["o200k_base", '"o200k_base"'])
+def test_metadata_gives_max_tokens_alone_and_the_tokenizer_bare_or_quoted(
+    s3: Any, chunker: ModuleType, upload: Upload, tokenizer: str
+) -> None:
+    """A token budget alone bounds the chunks (max_chars 262144); a name needs no JSON quotes."""
+    o200k = texttools.tokens.encoding("o200k_base")
+    text = "Tokens are not characters. Short words are cheap.\n\n\u7b2c\u4e00\u53e5\u3002"
+    run(chunker, upload("incoming/t.txt", text.encode(), {"tool": "text-size-chunk", "max-tokens": "6",
+                                                          "tokenizer": tokenizer}))  # fmt: skip
+    written = read(s3, "chunks/t.txt.json")
+    assert written["parameters"] == {"max_tokens": 6, "tokenizer": "o200k_base"}
+    chosen = texttools.registry.tool("text-size-chunk")
+    assert written["result"] == chosen.run(chosen.parse({"text": text, "max_tokens": 6, "tokenizer": "o200k_base"}))
+    counts = [len(o200k.encode_ordinary(chunk["text"])) for chunk in written["result"]["chunks"]]
+    assert [chunk["tokens"] for chunk in written["result"]["chunks"]] == counts
+    assert len(counts) > 1
+    assert max(counts) <= 6
+
+
 def test_metadata_selects_text_size_chunk_with_tokens(s3: Any, chunker: ModuleType, upload: Upload) -> None:
     text = "Tokens are not characters. Short words are cheap.\n\n\u7b2c\u4e00\u53e5\u3002"
     metadata = {"tool": "text-size-chunk", "max-chars": "40", "overlap-chars": "10", "min-chars": "5",
@@ -80,8 +100,13 @@ def test_metadata_selects_text_size_chunk_with_tokens(s3: Any, chunker: ModuleTy
         ({"max-chars": "10", "tokenizer": '"cl100k_base"'},
          {"field": "tokenizer", "problem": "is allowed only with max_tokens"}),
         ({"max-chars": "10", "max-tokens": "8", "tokenizer": '"gpt2"'},
-         {"field": "tokenizer", "problem": "must be one of cl100k_base, o200k_base"}),
-        ({}, {"field": "max-chars", "problem": "is required"}),
+         {"field": "tokenizer", "problem": "must match ^(cl100k_base|o200k_base|hf:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$"}),
+        ({"max-chars": "10", "max-tokens": "8", "tokenizer": "gpt2"},
+         {"field": "tokenizer", "problem": "must match ^(cl100k_base|o200k_base|hf:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$"}),
+        ({"max-chars": "10", "max-tokens": "8", "tokenizer": "hf:e5"},
+         {"field": "tokenizer", "problem": "is not a tokenizer of this deployment: cl100k_base or o200k_base"}),
+        ({"max-chars": "ten"}, {"field": "max-chars", "problem": "must be a JSON integer, such as 20"}),
+        ({}, {"field": "max-chars", "problem": "is required unless max_tokens is given"}),
     ],
 )  # fmt: skip
 def test_text_size_chunk_settings_errors_name_the_metadata_key(
@@ -153,9 +178,9 @@ def problem(key: str, what: str) -> dict[str, Any]:
         (b"\xef\xbb\xbfa\n\x80", {}, "invalid_input", {"message": "The document is not valid UTF-8 (at byte 5)."}),
         (b"a", {"tool": "text-unknown"}, "invalid_input", problem("tool", f"must be one of {', '.join(TOOL_IDS)}")),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": ","}, "invalid_input",
-         problem("delimiter", 'must be a JSON string literal, such as "\\n\\n" with its quotes')),
+         problem("delimiter", 'must be a JSON string literal, such as "," with its quotes')),
         (b"a", {"tool": "text-extract-between", "start": '"["', "end": '"]"', "max-matches": "x"}, "invalid_input",
-         problem("max-matches", "must be a JSON integer, such as 10")),
+         problem("max-matches", "must be a JSON integer, such as 1")),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "1.0"}, "invalid_input",
          problem("max-splits", "must be an integer")),
         (b"a", {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "3.0"}, "invalid_input",
@@ -238,7 +263,11 @@ def test_oversize_object_is_refused_from_the_event_without_a_download(
     assert calls == []
     assert read(s3, "errors/huge.txt.json")["error"] == {
         "code": "input_too_large",
-        "message": f"The document is larger than {LARGEST_TEXT_BYTES} bytes.",
+        "message": f"The document is larger than {LARGEST_TEXT_BYTES} bytes, the most the json format takes: "
+        "deploy with ChunksFormat=jsonl to chunk documents of up to MaxDocumentBytes.",
+        "details": [
+            {"field": "text", "problem": f"must be at most {LARGEST_TEXT_BYTES} UTF-8 bytes in the json format"}
+        ],
     }
 
 

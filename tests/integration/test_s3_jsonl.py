@@ -228,7 +228,11 @@ def test_a_document_over_max_document_bytes_is_refused_from_the_event_without_a_
     run(jsonl, upload("incoming/at.txt", b"0123456789"), upload("incoming/over.txt", b"\xef\xbb\xbf0123456789"))
     assert calls == ["GetObject"]  # the one at the limit only
     assert keys(s3, "chunks/") == ["chunks/at.txt.jsonl"]
-    refused = {"code": "input_too_large", "message": "The document is larger than 10 bytes."}
+    refused = {
+        "code": "input_too_large",
+        "message": "The document is larger than 10 bytes, this deployment's MaxDocumentBytes.",
+        "details": [{"field": "text", "problem": "must be at most 10 bytes (MaxDocumentBytes)"}],
+    }
     assert read(s3, "errors/over.txt.json")["error"] == refused
 
 

@@ -28,6 +28,15 @@ class Descriptor:
         self.input_schema: dict[str, Any] = self.data["input_schema"]
         self.output_schema: dict[str, Any] = self.data["output_schema"]
 
+    def example_value(self, field: str) -> object:
+        """A value of ``field`` to show a caller: the one of the first example that gives it, else
+        the schema's first ``enum`` value or its ``minimum``."""
+        for example in self.data["examples"]:
+            if field in example["input"]:
+                return example["input"][field]
+        spec = self.input_schema["properties"][field]
+        return spec["enum"][0] if "enum" in spec else spec.get("minimum", "")
+
 
 def load_descriptor(tool_id: str) -> Descriptor:
     with open(os.path.join(SEEDS, f"{tool_id}.json"), "rb") as stream:

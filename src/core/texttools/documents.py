@@ -16,7 +16,7 @@ import orjson
 
 from .codec import BOM, encode_json
 from .errors import InputTooLarge, InvalidInput, Problem, ToolError
-from .fields import validate
+from .fields import InputField, validate
 from .registry import TOOL_IDS, tool, tools
 from .streaming import decode_pieces, not_utf8
 from .tool import Params, Tool
@@ -29,11 +29,6 @@ LARGEST_TEXT_BYTES = max(each.byte_limits["text"] for each in tools().values())
 _line = partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
 DEFAULT_PARAMETERS: Final = "DefaultParameters"
 """The template parameter whose JSON object fills what a document's metadata leaves out."""
-METADATA_FORMS: Final = {
-    str: 'a JSON string literal, such as "\\n\\n" with its quotes',
-    int: "a JSON integer, such as 10",
-}
-"""How a metadata value of each kind of field is written (S3 user metadata is ASCII text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +95,16 @@ def oversize(size: int, chunks_format: str, max_document_bytes: int) -> InputToo
     downloaded); ``None`` when it is to be read. In ``json`` no tool accepts more than its text
     limit (after a BOM); in ``jsonl`` the deployment's ``MaxDocumentBytes`` (a BOM included)."""
     if chunks_format == JSON and size > LARGEST_TEXT_BYTES + BOM_BYTES:
-        return InputTooLarge(f"The document is larger than {LARGEST_TEXT_BYTES} bytes.")
+        return InputTooLarge(
+            f"The document is larger than {LARGEST_TEXT_BYTES} bytes, the most the json format takes: "
+            "deploy with ChunksFormat=jsonl to chunk documents of up to MaxDocumentBytes.",
+            [{"field": "text", "problem": f"must be at most {LARGEST_TEXT_BYTES} UTF-8 bytes in the json format"}],
+        )
     if chunks_format == JSONL and size > max_document_bytes:
-        return InputTooLarge(f"The document is larger than {max_document_bytes} bytes.")
+        return InputTooLarge(
+            f"The document is larger than {max_document_bytes} bytes, this deployment's MaxDocumentBytes.",
+            [{"field": "text", "problem": f"must be at most {max_document_bytes} bytes (MaxDocumentBytes)"}],
+        )
     return None
 
 
@@ -153,7 +155,10 @@ def whole_document_lines(chosen: Tool, source: Source, texts: Iterable[str], par
     than the tool's text limit."""
     limit = chosen.byte_limits["text"]
     if source.size > limit + BOM_BYTES:
-        raise InputTooLarge(f"The document is larger than {limit} bytes.")
+        raise InputTooLarge(
+            f"The document is larger than {limit} bytes, the most {chosen.descriptor.id} parses whole.",
+            [{"field": "text", "problem": f"must be at most {limit} UTF-8 bytes for {chosen.descriptor.id}"}],
+        )
     items, rest = run_whole(chosen, "".join(texts), params)
     if items:
         yield encode_lines(items)
@@ -221,11 +226,14 @@ def tool_and_parameters(
             raise metadata_error(InvalidInput, name, f"is spelled {key} in metadata")
     given = {name: value for name, value in default_parameters(defaults.parameters).items() if name in keys.values()}
     origin = dict.fromkeys(given, DEFAULT_PARAMETERS)
-    kinds = {field.name: field.kind for field in chosen.fields}
+    fields_by_name = {field.name: field for field in chosen.fields}
     for key, name in keys.items():
         if key in metadata:
             value = metadata[key]
-            given[name] = literal(key, value, kinds[name]) if literals and isinstance(value, str) else value
+            if literals and isinstance(value, str):
+                given[name] = literal(key, value, fields_by_name[name], chosen.descriptor.example_value(name))
+            else:
+                given[name] = value
             origin[name] = key
     fields = chosen.document_fields if lifted else tuple(field for field in chosen.fields if field.name != "text")
     try:
@@ -262,12 +270,20 @@ def default_parameters(text: str) -> dict[str, object]:
     return parameters
 
 
-def literal(key: str, value: str, kind: type) -> object:
-    """A metadata value as the JSON literal it must be."""
+def literal(key: str, value: str, field: InputField, example: object) -> object:
+    """A metadata value as the JSON literal it must be; a field that takes only names (an enum or a
+    pattern such as ``tokenizer``'s) also takes a name bare, which no JSON literal can be mistaken for."""
     try:
         return orjson.loads(value)
     except orjson.JSONDecodeError:
-        raise metadata_error(InvalidInput, key, f"must be {METADATA_FORMS[kind]}") from None
+        if field.kind is str and (field.choices is not None or field.pattern is not None):
+            return value
+        form = (
+            f"a JSON integer, such as {example}"
+            if field.kind is int
+            else (f"a JSON string literal, such as {orjson.dumps(example).decode()} with its quotes")
+        )
+        raise metadata_error(InvalidInput, key, f"must be {form}") from None
 
 
 def metadata_error(kind: type[ToolError], key: str, problem: str) -> ToolError:

@@ -7,6 +7,7 @@ refuse alike). What the schema cannot say comes from the tool module: which limi
 string in UTF-8 bytes, and the default of an optional field.
 """
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -26,7 +27,7 @@ MAX_SAFE_INTEGER: Final = 9_007_199_254_740_991
 class InputField:
     """One field of a tool's input object: JSON string or integer, and its bounds."""
 
-    __slots__ = ("choices", "default", "kind", "max_bytes", "maximum", "min_length", "minimum", "name")
+    __slots__ = ("choices", "default", "kind", "max_bytes", "maximum", "min_length", "minimum", "name", "pattern")
 
     def __init__(
         self,
@@ -39,16 +40,20 @@ class InputField:
         maximum: int | None = None,
         max_bytes: int | None = None,
         choices: tuple[str, ...] | None = None,
+        pattern: str | None = None,
     ) -> None:
         self.name, self.kind, self.default = name, kind, default
         self.min_length, self.minimum, self.maximum, self.max_bytes = min_length, minimum, maximum, max_bytes
         self.choices = choices
         """A string field's allowed values (the schema's ``enum``), or ``None``: any string."""
+        self.pattern = re.compile(pattern) if pattern is not None else None
+        """A string field's form (the schema's ``pattern``, anchored at both ends), or ``None``."""
 
     def with_maximum(self, maximum: int) -> "InputField":
         """The same field with another upper bound (the document flows lift a count's limit)."""
         return InputField(self.name, self.kind, default=self.default, min_length=self.min_length, minimum=self.minimum,
-                          maximum=maximum, max_bytes=self.max_bytes, choices=self.choices)  # fmt: skip
+                          maximum=maximum, max_bytes=self.max_bytes, choices=self.choices,
+                          pattern=self.pattern.pattern if self.pattern else None)  # fmt: skip
 
     def problem(self, value: object) -> str | None:
         """What is wrong with a value given for this field, if anything (the byte limit aside)."""
@@ -67,6 +72,8 @@ class InputField:
             return "must be a string"
         if self.choices is not None and value not in self.choices:
             return f"must be one of {', '.join(self.choices)}"
+        if self.pattern is not None and not _matches(self.pattern, value):
+            return f"must match {self.pattern.pattern}"
         return "must not be empty" if len(value) < self.min_length else None
 
 
@@ -95,6 +102,7 @@ def input_fields(
                 maximum=spec.get("maximum"),
                 max_bytes=descriptor.limits[byte_limits[name]] if name in byte_limits else None,
                 choices=tuple(spec["enum"]) if "enum" in spec else None,
+                pattern=spec.get("pattern"),
             )
         )
     return tuple(fields)
@@ -149,6 +157,13 @@ def utf8_length(field: str, value: str) -> int:
             f"The {field} field holds a lone surrogate.",
             [{"field": field, "problem": "must not hold a lone surrogate"}],
         ) from None
+
+
+def _matches(pattern: "re.Pattern[str]", value: str) -> bool:
+    """JSON Schema's ``pattern`` (ECMA-262): a search, where ``$`` is the end of the string only
+    (Python's ``$`` also matches before a final newline)."""
+    found = pattern.search(value)
+    return found is not None and (found.end() == len(value) or not pattern.pattern.endswith("$"))
 
 
 def _shown(key: str) -> str:

@@ -36,7 +36,7 @@ from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, jo
 from .lines import Position, line_starts, line_view
 from .spans import cut as cut_texts
 from .spans import minus, shifted
-from .tokens import DEFAULT_TOKENIZER, boundaries, encoding, token_lengths
+from .tokens import DEFAULT_TOKENIZER, TABLES, boundaries, encoding, token_lengths
 from .tool import Params
 
 if TYPE_CHECKING:
@@ -88,8 +88,17 @@ class SizedChunk(TypedDict):
     text: str
 
 
-SIZE_DEFAULTS: Final[Params] = {"overlap_chars": 0, "min_chars": 0, "max_tokens": None, "tokenizer": None}
-"""The size tools' optional fields when omitted (``max_tokens`` absent: no token budget)."""
+SIZE_DEFAULTS: Final[Params] = {
+    "max_chars": None,
+    "overlap_chars": 0,
+    "min_chars": 0,
+    "max_tokens": None,
+    "tokenizer": None,
+}
+"""The size tools' optional fields when omitted (``max_tokens`` absent: no token budget; ``max_chars``
+absent: ``TOKENS_ONLY_MAX_CHARS`` when ``max_tokens`` is given, else refused by ``size_rules``)."""
+TOKENS_ONLY_MAX_CHARS: Final = 262144
+"""``max_chars`` when a request gives only ``max_tokens`` (both descriptors: its maximum)."""
 
 
 def size_error_examples(max_chunks: int) -> dict[type[ToolError], Params]:
@@ -106,18 +115,30 @@ def settings_of(params: Params) -> Settings:
     first use."""
     max_tokens = params["max_tokens"]
     tokenizer = encoding(params["tokenizer"] or DEFAULT_TOKENIZER) if max_tokens is not None else None
-    return Settings(params["max_chars"], params["overlap_chars"], params["min_chars"], max_tokens, tokenizer)
+    return Settings(_max_chars(params), params["overlap_chars"], params["min_chars"], max_tokens, tokenizer)
+
+
+def _max_chars(params: Params) -> int:
+    given: int | None = params["max_chars"]
+    return TOKENS_ONLY_MAX_CHARS if given is None else given
 
 
 def size_rules(params: Params) -> list[Problem]:
-    """What a size tool's input schema cannot say: how the sizes relate."""
+    """What a size tool's input schema cannot say: which sizes a request gives and how they relate."""
     problems: list[Problem] = []
-    if params["overlap_chars"] >= params["max_chars"]:
+    if params["max_chars"] is None and params["max_tokens"] is None:
+        problems.append({"field": "max_chars", "problem": "is required unless max_tokens is given"})
+        return problems
+    max_chars = _max_chars(params)
+    if params["overlap_chars"] >= max_chars:
         problems.append({"field": "overlap_chars", "problem": "must be less than max_chars"})
-    if params["min_chars"] > params["max_chars"]:
+    if params["min_chars"] > max_chars:
         problems.append({"field": "min_chars", "problem": "must be at most max_chars"})
     if params["tokenizer"] is not None and params["max_tokens"] is None:
         problems.append({"field": "tokenizer", "problem": "is allowed only with max_tokens"})
+    elif params["tokenizer"] is not None and params["tokenizer"] not in TABLES:
+        shipped = " or ".join(TABLES)
+        problems.append({"field": "tokenizer", "problem": f"is not a tokenizer of this deployment: {shipped}"})
     return problems
 
 
