@@ -9,6 +9,7 @@ tables in docs/performance.md and benchmarks/README.md are the record between co
 
 import contextlib
 import io
+import itertools
 import json
 import logging
 import os
@@ -29,10 +30,12 @@ from benchmarks.size_peer_checks import size_check_rows
 from benchmarks.size_peers import size_peer_rows
 from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
 from benchmarks.workloads import (
+    HOSTILE_TOKEN_BUDGETS,
     count_ladder_text,
     cuts_to_size,
     greedy_cuts,
     hostile_markdown,
+    hostile_tokens,
     largest_requests,
     markdown_text,
     pathological,
@@ -453,6 +456,26 @@ def hostile_markdown_rows() -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: -row["ms"])
 
 
+def hostile_token_rows() -> list[dict[str, Any]]:
+    """Each size tool on the hostile token corpus at 3 000 bytes and at the size limit, with every
+    ``max_tokens`` of ``HOSTILE_TOKEN_BUDGETS`` and both encodings, through the full handler (best
+    of two): the three slowest of each tool and size (the budget, tested in
+    tests/integration/test_token_hostile.py, is 0.5 s)."""
+    rows = []
+    for tool_id in [tool_id for tool_id, tool in TOOLS.items() if cuts_to_size(tool)]:
+        for size in (3000, TOOLS[tool_id].byte_limits["text"]):
+            measured = []
+            for name, text in hostile_tokens(size).items():
+                for max_tokens, tokenizer in itertools.product(HOSTILE_TOKEN_BUDGETS, ("cl100k_base", "o200k_base")):
+                    request = {"text": text, "max_tokens": max_tokens, "tokenizer": tokenizer}
+                    work = handler_work(tool_id, json.dumps(request, ensure_ascii=False).encode())
+                    ms = median_ms(work, runs=2, warmup=0) if size > 3000 else median_ms(work, runs=3, warmup=1)
+                    measured.append({"case": f"{name}, {max_tokens} {tokenizer}", "tool": tool_id, "bytes": size,
+                                     "ms": ms, "status": work()["statusCode"]})  # fmt: skip
+            rows += sorted(measured, key=lambda row: -row["ms"])[:3]
+    return rows
+
+
 def peer_rows() -> list[dict[str, Any]]:
     """langchain-text-splitters' CharacterTextSplitter (start offsets only, no line numbers) beside ours."""
     from langchain_text_splitters import CharacterTextSplitter  # noqa: PLC0415 (bench-only dependency)
@@ -585,6 +608,9 @@ def main() -> None:
          [("case", "<30"), ("tool", "<22"), ("ms", ">8.2f"), ("status", ">6")]),
         ("hostile_markdown", "Hostile Markdown at the size limit, full handler, slowest first (median ms)",
          hostile_markdown_rows, [("case", "<44"), ("tool", "<24"), ("ms", ">8.2f"), ("status", ">6")]),
+        ("hostile_tokens", "Hostile token budgets (runs the pre-tokenizer cannot end), full handler, the three "
+         "slowest of each tool and size (median ms)", hostile_token_rows,
+         [("case", "<48"), ("tool", "<20"), ("bytes", ">7"), ("ms", ">8.2f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),
         ("size_peer", "text-size-chunk's core beside semantic-text-splitter (Rust) and LangChain, 256 KiB of "
          "prose (median ms; tokens: cl100k_base, floor one encode_ordinary)", partial(size_peer_rows, median_ms),

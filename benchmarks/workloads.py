@@ -274,3 +274,37 @@ def prose_text(limit_bytes: int, seed: int = 17) -> str:
             yield " ".join(sentence() for _ in range(rng.randint(2, 6)))
 
     return joined_up_to(limit_bytes, paragraphs())
+
+
+def hostile_tokens(limit_bytes: int, seed: int = 19) -> dict[str, str]:
+    """Texts in which an encoding's pre-tokenizer finds nowhere to end a piece for long stretches,
+    each at most ``limit_bytes`` of UTF-8: the inputs that held a token budget for its whole timeout
+    (issue 53: each candidate end was encoded alone from the top of the reach), and one long run in
+    prose."""
+    rng = random.Random(seed)
+
+    def drawn(alphabet: str, piece_bytes: int = 1) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(limit_bytes // piece_bytes))
+
+    han = "".join(chr(code) for code in range(0x4E00, 0x9FA6))
+    thai = "".join(chr(code) for code in range(0x0E01, 0x0E2F)) + "\u0e31\u0e34\u0e35\u0e48\u0e49"
+    camel = ["get", "Value", "For", "HTTP", "Request", "Id", "X", "url", "Parser"]
+    return {
+        "random lowercase letters": drawn("abcdefghijklmnopqrstuvwxyz"),
+        "DNA (ACGT)": drawn("ACGT"),
+        "one letter repeated": "a" * limit_bytes,
+        "Han without punctuation": drawn(han, 3),
+        "Thai without spaces": drawn(thai, 3),
+        "one letter and combining marks": "a" + "\u0301" * ((limit_bytes - 1) // 2),
+        "'!' repeated": "!" * limit_bytes,
+        "punctuation runs": drawn("!?.,;:-=*/#"),
+        "emoji ZWJ sequences": repeated_up_to(limit_bytes, "\U0001f468\u200d\U0001f469\u200d\U0001f467"),
+        "camel-case identifiers": "".join(rng.choice(camel) for _ in range(limit_bytes // 3))[:limit_bytes],
+        "prose with a 100 KiB run": prose_text(limit_bytes // 3) + " " + drawn("abcdefghijklmnopqrstuvwxyz", 3)[
+            : 100 * 1024] + " " + prose_text(limit_bytes // 4),
+    }  # fmt: skip
+
+
+HOSTILE_TOKEN_BUDGETS = (4, 32, 512, 8191)
+"""The ``max_tokens`` each hostile text is asked with (the least, common, model-sized, the largest
+of OpenAI's embedding models)."""

@@ -288,8 +288,18 @@ def size_chunk(
     kind_of: Callable[[int], str | None]
     ranking, kind_of, no_overlap_after = kinds or (SIZE_KINDS, lambda e: size_kind(text, e, c, boundaries), ())
 
+    horizons: dict[int, int] = {}
+
     def fits(s: int, e: int) -> bool:
         return max_tokens is None or count(text[s:e]) <= max_tokens
+
+    def tried(s: int, e: int) -> bool:
+        """An end that fits and is not past the chunk's token horizon."""
+        if max_tokens is None:
+            return True
+        if s not in horizons:
+            horizons[s] = token_horizon(text, s, min(s + max_chars, c), max_tokens, count.token_bytes)
+        return e <= horizons[s] and fits(s, e)
 
     def tokens(s: int, e: int) -> int | None:
         return None if max_tokens is None else count(text[s:e])
@@ -302,7 +312,9 @@ def size_chunk(
     while True:
         found = None
         for low in (max(lo, s + min_chars - 1), lo):
-            ends = [(e, kind_of(e)) for e in range(low + 1, s + max_chars + 1) if kind_of(e) is not None and fits(s, e)]
+            ends = [
+                (e, kind_of(e)) for e in range(low + 1, s + max_chars + 1) if kind_of(e) is not None and tried(s, e)
+            ]
             if ends:
                 best = min(ranking.index(kind) for _, kind in ends)  # type: ignore[arg-type]
                 found = max(e for e, kind in ends if kind == ranking[best]), ranking[best]
@@ -311,7 +323,7 @@ def size_chunk(
             if max_tokens is None:
                 found = s + max_chars, "character"
             else:
-                p = max(p for p in range(lo + 1, min(s + max_chars, c) + 1) if fits(s, p))
+                p = max(p for p in range(lo + 1, min(s + max_chars, c) + 1) if tried(s, p))
                 found = p, "character"
         e, cut = found
         chunks.append((s, e, cut, tokens(s, e)))
@@ -320,6 +332,39 @@ def size_chunk(
         s, lo = _size_next_start(
             text, boundaries, c, (s, e), max_chars, 0 if cut in no_overlap_after else overlap_chars, fits
         )
+
+
+TOKEN_HORIZON_CHARS, TOKEN_WINDOW_CHARS, TOKEN_WINDOW_MARGIN = 4, 32, 16
+"""docs/decisions.md, "The token horizon"."""
+
+
+def token_horizon(text: str, s: int, high: int, max_tokens: int, token_bytes: Callable[[str], list[bytes]]) -> int:
+    """The last end tried for the chunk at ``s``, as docs/decisions.md words it: the first window
+    ``text[s:s + w]``, ``w`` from ``max_tokens + 32`` doubling, that holds more than ``max_tokens``
+    tokens and 16 code points past the horizon (or ends at ``high``); the horizon is the end of its
+    ``max_tokens + 1``-th token or 4 code points past the end of its ``max_tokens``-th, whichever is
+    first (each rounded up to a code point); ``high`` without one."""
+    reach = max_tokens + TOKEN_WINDOW_CHARS
+    while True:
+        w = min(high, s + reach)
+        tokens = token_bytes(text[s:w])
+        horizon = high
+        if len(tokens) > max_tokens:
+            horizon = min(
+                s + _chars_in(tokens[:max_tokens]) + TOKEN_HORIZON_CHARS, s + _chars_in(tokens[: max_tokens + 1])
+            )
+            if horizon + TOKEN_WINDOW_MARGIN <= w:
+                return horizon
+        if w == high:
+            return horizon
+        reach *= 2
+
+
+def _chars_in(tokens: list[bytes]) -> int:
+    """The code points that ``tokens`` cover, the last one counted if they end inside it."""
+    joined = b"".join(tokens)
+    whole = joined.decode("utf-8", "ignore")
+    return len(whole) + (len(whole.encode()) < len(joined))
 
 
 def _size_next_start(

@@ -42,8 +42,15 @@ def test_a_whole_document_in_pieces_is_joined_and_cut_into_lines_as_its_output()
 @pytest.mark.usefixtures("whole")
 def test_a_whole_document_is_refused_by_size_beyond_its_limit_and_a_bom() -> None:
     assert lines(LIMIT + BOM_BYTES, [b"a"])[1:] == [lines(1, [b"a"])[1], {"paragraph_count": 1, "line_count_total": 1}]
-    with pytest.raises(InputTooLarge, match=rf"^The document is larger than {LIMIT} bytes\.$"):
+    with pytest.raises(InputTooLarge) as refused:
         lines(LIMIT + BOM_BYTES + 1, [b"a"])
+    assert (
+        refused.value.message
+        == f"The document is larger than {LIMIT} bytes, the most text-paragraphs-split parses whole."
+    )
+    assert refused.value.details == [
+        {"field": "text", "problem": f"must be at most {LIMIT} UTF-8 bytes for text-paragraphs-split"}
+    ]
 
 
 @pytest.mark.usefixtures("whole")

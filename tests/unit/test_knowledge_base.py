@@ -416,6 +416,21 @@ def test_a_size_chunk_carries_its_tokens_only_with_max_tokens() -> None:
     assert all("chunk_tokens" not in i["contentMetadata"] for i in items("text-size-chunk", {"max_chars": 20}, text))
 
 
+@pytest.mark.parametrize("tool_id", ["text-size-chunk", "markdown-size-chunk"])
+def test_max_tokens_alone_in_metadata_bounds_the_chunks(tool_id: str) -> None:
+    """Both size descriptors: ``max_tokens`` without ``max_chars`` (262144) and a bare tokenizer
+    name in a ``.metadata.json`` read as the API reads it."""
+    text = "Alpha beta. Gamma delta.\n\nEpsilon zeta eta theta. " * 3
+    counted = items(tool_id, {"max_tokens": 6, "tokenizer": "o200k_base"}, text)
+    assert len(counted) > 1
+    chosen = tool(tool_id)
+    expected = chosen.run(chosen.parse({"text": text, "max_tokens": 6, "tokenizer": "o200k_base"}))["chunks"]
+    assert [(i["contentBody"], i["contentMetadata"]["chunk_tokens"]) for i in counted] == [
+        (chunk["text"], chunk["tokens"]) for chunk in expected
+    ]
+    assert max(chunk["tokens"] for chunk in expected) <= 6
+
+
 @pytest.mark.parametrize("length", [kb.MAX_PATH_BYTES - 3, kb.MAX_PATH_BYTES - 2, kb.MAX_PATH_BYTES, 600])
 def test_a_long_path_is_cut_to_its_byte_bound_at_a_character(length: int) -> None:
     path = ["😀" * (length // 8), "é" * (length // 4)]  # 4- and 2-byte characters

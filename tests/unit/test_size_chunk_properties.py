@@ -5,7 +5,7 @@ closers, full-width stops, combining marks, ZWJ emoji, flags, Indic conjuncts, P
 then the streaming form against the in-memory one, on texts cut at generated places."""
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests import reference
 from tests.unit.test_streaming import cut_text, drained, windows_of
-from texttools.size_chunks import Settings
+from texttools.size_chunks import TOKENS_ONLY_MAX_CHARS, Settings, TokenBudget
 from texttools.tokens import encoding
 from texttools.tools.text_size_chunk import size_chunk, stream_size_chunk
 
@@ -28,8 +28,19 @@ PIECES = [
 TOKEN_PIECES = [*PIECES, " strawberr", "y", "1234567", "https://example.com/a?b=c", "\u65e5\u672c\u8a9e\u3067\u3059",
                 "internationalization", "   ", "\t\t", "'s", "'re", "ABCdef", "\u3001",
                 "\u0e01\u0e35\u0e48"]  # fmt: skip
+WHITE_SPACE = [chr(c) for c in (*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
+                                 0x202F, 0x205F, 0x3000)]  # fmt: skip
+"""Every Unicode ``White_Space`` character: the descriptor's whitespace is only four of them, the
+encodings' pre-tokenizers take all of them for whitespace."""
+HOSTILE_PIECES = [
+    *WHITE_SPACE, *(chr(c) for c in range(0x20) if chr(c) not in WHITE_SPACE), "\x7f", "\u200b", "\u200c", "\u2060",
+    "\ufeff", "\U0001f44d\U0001f3fd", "\U0001f3f3\ufe0f\u200d\U0001f308", "\u3001", "\u300c", "\uff0c", "\u30fb",
+    "x\u3000", "\u3000 ", "a\u00a0 ", "\u2003\n",
+]  # fmt: skip
+"""Unicode whitespace, C0 controls, DEL, zero-width characters, BOM, emoji sequences and CJK
+punctuation: the characters where a count taken in pieces can part from the encoding's own."""
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
-token_texts = st.lists(st.sampled_from(TOKEN_PIECES), max_size=30).map("".join)
+token_texts = st.lists(st.sampled_from(TOKEN_PIECES + HOSTILE_PIECES), max_size=30).map("".join)
 PROPERTY = settings(max_examples=max(400, int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "0"))), deadline=None)
 """Hundreds of examples in make test, thousands in make fuzz (TEXT_TOOLS_FUZZ_EXAMPLES)."""
 
@@ -90,20 +101,29 @@ def test_size_chunk_matches_reference(text: str, size: tuple[int, int, int]) -> 
     check_invariants(text, dict(output), max_chars, overlap)
 
 
-def counter(name: str) -> Callable[[str], int]:
-    chosen = encoding(name)
-    return lambda text: len(chosen.encode_ordinary(text))
+class TokenCounter:
+    """tiktoken's count of a string, and its tokens' bytes (the reference's token horizon)."""
+
+    def __init__(self, name: str) -> None:
+        self.encoding = encoding(name)
+
+    def __call__(self, text: str) -> int:
+        return len(self.encoding.encode_ordinary(text))
+
+    def token_bytes(self, text: str) -> list[bytes]:
+        return list(map(self.encoding.decode_single_token_bytes, self.encoding.encode_ordinary(text)))
 
 
 @PROPERTY
 @given(token_texts, sizes(40), st.integers(4, 16), st.sampled_from(["cl100k_base", "o200k_base"]))
 @example(" strawberry strawberr y", (40, 0, 0), 4, "cl100k_base")
+@example("Part \U0001f468\u200d\U0001f469\u3000  \nxx", (5, 0, 0), 5, "o200k_base")  # U+3000 before a space
 @example("a.\n\nb. c.\r\n\r\nd", (40, 3, 0), 4, "cl100k_base")
 def test_size_chunk_with_tokens_matches_reference(
     text: str, size: tuple[int, int, int], max_tokens: int, tokenizer: str
 ) -> None:
     max_chars, overlap, minimum = size
-    count = counter(tokenizer)
+    count = TokenCounter(tokenizer)
     output = size_chunk(text, Settings(max_chars, overlap, minimum, max_tokens, encoding(tokenizer)), None)
     assert spans(output) == reference.size_chunk(text, boundaries(text), max_chars, overlap, minimum, max_tokens, count)
     check_invariants(text, dict(output), max_chars, overlap)
@@ -127,7 +147,8 @@ def test_size_chunk_streamed_equals_in_memory(
 
 
 @settings(max_examples=150, deadline=None)
-@given(token_texts, sizes(40), st.integers(4, 12), st.integers(1, 12), st.data())
+@given(token_texts, st.one_of(sizes(40), st.just((TOKENS_ONLY_MAX_CHARS, 0, 0))), st.integers(4, 12),
+       st.integers(1, 12), st.data())  # fmt: skip
 def test_size_chunk_with_tokens_streamed_equals_in_memory(
     text: str, size: tuple[int, int, int], max_tokens: int, window: int, data: st.DataObject
 ) -> None:
@@ -156,3 +177,43 @@ def test_streaming_equals_in_memory_where_a_window_ends_inside_what_a_rule_reads
             chunks, summary = drained(stream_size_chunk(list(text), sizes))
         assert chunks == expected["chunks"]
         assert summary == {"chunk_count": expected["chunk_count"]}
+
+
+RUN_ALPHABETS = [
+    "abcdefghijklmnopqrstuvwxyz", "ACGT", "a", "ab", "!", "!?.-=#", "\u0301\u0302", "xX", "aB1",
+    "".join(map(chr, range(0x4E00, 0x4E40))), "\u0e01\u0e35\u0e48\u0e2a\u0e31", "\U0001f468\u200d\U0001f469",
+]  # fmt: skip
+"""Runs the pre-tokenizers cannot end early: letters, DNA, one letter, punctuation, marks, case
+changes, Han, Thai, emoji sequences."""
+
+
+@st.composite
+def long_runs(draw: st.DrawFn) -> str:
+    """Prose, then a run of 300 to 1 500 characters of one alphabet, then prose."""
+    alphabet = draw(st.sampled_from(RUN_ALPHABETS))
+    run = "".join(draw(st.lists(st.sampled_from(alphabet), min_size=300, max_size=1500)))
+    return draw(st.sampled_from(["", "Word one. ", "x "])) + run + draw(st.sampled_from(["", " tail.", "."]))
+
+
+@settings(max_examples=max(60, int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "0")) // 10), deadline=None)
+@given(long_runs(), st.integers(4, 700), st.sampled_from(["cl100k_base", "o200k_base"]), st.data())
+def test_counts_inside_a_long_piece_are_tiktoken_s(
+    text: str, max_tokens: int, tokenizer: str, data: st.DataObject
+) -> None:
+    """Every count the budget gives from the window's own tokens of a long piece
+    (``TokenBudget._count_in_piece``) is tiktoken's count of the chunk alone."""
+    chosen = encoding(tokenizer)
+    start = data.draw(st.integers(0, min(len(text) - 1, 40)))
+    budget = TokenBudget(text, start, len(text), Settings(TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, chosen))
+    ends = range(start + 1, min(budget.cutoff, len(text) + 1))
+    for end in data.draw(st.lists(st.sampled_from(ends), max_size=30)) if ends else []:
+        assert budget.count(end) == len(chosen.encode_ordinary(text[start:end]))
+
+
+@settings(max_examples=max(15, int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "0")) // 50), deadline=None)
+@given(long_runs(), st.integers(4, 300), st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_size_chunk_in_long_runs_matches_reference(text: str, max_tokens: int, tokenizer: str) -> None:
+    count = TokenCounter(tokenizer)
+    output = size_chunk(text, Settings(TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, encoding(tokenizer)), None)
+    wanted = reference.size_chunk(text, boundaries(text), TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, count)
+    assert spans(output) == wanted

@@ -11,7 +11,7 @@ from .descriptor import SEEDS, Descriptor, descriptor_ids, load_descriptor
 from .errors import NotFound
 
 SERVICE_NAME: Final = "text-tools"
-SERVICE_VERSION: Final = "1.3.0"
+SERVICE_VERSION: Final = "1.4.0"
 """The release of the API as a whole (CHANGELOG.md): the OpenAPI document's and MCP's server version."""
 LISTED_FIELDS = ("id", "version", "description", "supported_operations", "unsupported_operations", "execute_url")
 """The descriptor's values that each entry of ``GET /v1/tools`` copies, in this order."""

@@ -23,7 +23,7 @@ search), ``_ends_by_kind`` (the kinds, best first) and ``next_start``.
 
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from heapq import merge
@@ -36,7 +36,7 @@ from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, jo
 from .lines import Position, line_starts, line_view
 from .spans import cut as cut_texts
 from .spans import minus, shifted
-from .tokens import DEFAULT_TOKENIZER, TABLES, boundaries, encoding, token_lengths
+from .tokens import DEFAULT_TOKENIZER, TABLES, boundaries, encoding, pieces, token_lengths
 from .tool import Params
 
 if TYPE_CHECKING:
@@ -191,6 +191,20 @@ class LineEnds:
             index -= 1
 
 
+TOKEN_WINDOW_CHARS: Final = 32
+"""A chunk's first token window holds ``max_tokens + TOKEN_WINDOW_CHARS`` code points; each
+next one twice as many (``TokenBudget``)."""
+TOKEN_HORIZON_CHARS: Final = 4
+"""How far past the end of the window's ``max_tokens``-th token an end is still tried, at most
+(docs/decisions.md, "The token horizon")."""
+TOKEN_WINDOW_MARGIN: Final = 16
+"""The token window holds at least this many code points past the horizon (or reaches ``high``)."""
+LONG_PIECE_CHARS: Final = 256
+"""A piece longer than this is counted from the window's own tokens (``TokenBudget._count_in_piece``)."""
+TAIL_BYTES: Final = 64
+"""How far before a chunk's end that count starts to encode afresh, at first."""
+
+
 class TokenBudget:
     """Which ends of one chunk fit in ``max_tokens``, and the chunk's count, exactly and fast.
 
@@ -202,23 +216,45 @@ class TokenBudget:
     ``tokens(text[s:e]) = tokens of the window before g + tokens(text[g:e])``: exact with one short
     encoding, and, since the second term is not negative, at least the first. The first gap before
     which the window holds more than ``max_tokens`` tokens is a cutoff: no end after it fits.
+
+    Where the pre-tokenizer has no gap (a run of letters without spaces, Han, DNA, a run of marks
+    or punctuation), no gap bounds the ends to try, and each one tried costs an encoding of the run
+    so far: the *horizon* bounds them instead. The window is the first of ``text[s:s + w]``,
+    ``w = max_tokens + 32`` doubling, that holds more than ``max_tokens`` tokens and reaches
+    ``TOKEN_WINDOW_MARGIN`` code points past the horizon (or reaches ``high``); the horizon is the
+    end of its ``max_tokens + 1``-th token or ``TOKEN_HORIZON_CHARS`` code points past the end of
+    its ``max_tokens``-th, whichever comes first (each rounded up to a code point), and no end past
+    it is tried. A prefix's tokens grow with it but for a token or two where BPE merges
+    differently at its end, so in prose the horizon lies past the cutoff and changes nothing
+    (docs/decisions.md, "The token horizon"). Every count stays tiktoken's own.
     """
 
-    def __init__(self, text: str, start: int, high: int, settings: Settings, chars_per_token: float) -> None:
+    def __init__(self, text: str, start: int, high: int, settings: Settings) -> None:
         assert settings.tokenizer is not None
         assert settings.max_tokens is not None
         self.text, self.start = text, start
         self.encoding, self.limit = settings.tokenizer, settings.max_tokens
         self.boundaries = boundaries(self.encoding.name)
         self.lengths = token_lengths(self.encoding.name)
-        self.cutoff = high + 1
-        """No end at or after this fits."""
-        reach = int(self.limit * chars_per_token * 1.25) + 64  # a second encoding costs more than a longer first
+        reach = self.limit + TOKEN_WINDOW_CHARS
+        horizon = None
         while True:
             self._encode(min(high, start + reach))
-            if self.window_end == high or self._find_cutoff():
+            if len(self.token_ends) > self.limit:
+                last_fitting, first_over = map(self._position_after, self.token_ends[self.limit - 1 : self.limit + 1])
+                horizon = min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
+            if self.window_end == high or (horizon is not None and horizon + TOKEN_WINDOW_MARGIN <= self.window_end):
                 break
             reach *= 2
+        self.cutoff = high + 1 if horizon is None else min(high + 1, horizon + 1)
+        """No end at or after this fits (or is tried: the horizon)."""
+        found = self.boundaries.finditer(text, start, min(self.cutoff, self.window_end))
+        self.gaps = [gap.end() for gap in found]
+        """The gaps before the cutoff (where every end to count lies)."""
+        if len(self.token_ends) > self.limit:  # the first gap after the (limit + 1)th token is a cutoff
+            after = bisect_left(self.gaps, self._position_after(self.token_ends[self.limit]))
+            if after < len(self.gaps):
+                self.cutoff = self.gaps[after]
 
     def _encode(self, window_end: int) -> None:
         self.window_end = window_end
@@ -228,22 +264,16 @@ class TokenBudget:
         self.window_bytes = b"" if self.ascii else window.encode()
         self._known = (self.start, 0)
         """A position and its UTF-8 offset in the window: the last one asked (``_byte_offset``)."""
+        self.ids = ids
         self.token_ends = list(accumulate(map(self.lengths.__getitem__, ids)))
-        self.chars_per_token = len(window) / max(len(ids), 1)
-        """For the next chunk's first guess at how much text its tokens take."""
 
-    def _find_cutoff(self) -> bool:
-        """Set ``cutoff`` to the first gap with more than ``max_tokens`` window tokens before it,
-        if the window shows one (a gap at the window's end is not known to be one)."""
-        if len(self.token_ends) <= self.limit:
-            return False
-        over = self.token_ends[self.limit]  # where the window's (limit + 1)th token ends
-        at = self.start + (over if self.ascii else len(self.window_bytes[:over].decode("utf-8", "ignore")))
-        for gap in self.boundaries.forwards.finditer(self.text, at, self.window_end):
-            if self._window_tokens(gap.start()) > self.limit:
-                self.cutoff = gap.start()
-                return True
-        return False
+    def _position_after(self, offset: int) -> int:
+        """The first position at or after UTF-8 ``offset`` of the window (a token may end inside a
+        character)."""
+        if self.ascii:
+            return self.start + offset
+        before = self.window_bytes[:offset].decode("utf-8", "ignore")
+        return self.start + len(before) + (len(before.encode()) < offset)
 
     def _window_tokens(self, gap: int) -> int:
         """The window's tokens before ``gap``, a gap inside the window."""
@@ -262,12 +292,46 @@ class TokenBudget:
 
     def count(self, end: int) -> int:
         """``tokens(text[start:end])``, exactly."""
-        found = self.boundaries.backwards.search(self.text, self.start, end + 1)
-        gap = found.start() if found is not None and found.start() > self.start else self.start
+        index = bisect_right(self.gaps, end) - 1
+        gap = self.gaps[index] if index >= 0 else self.start
         if gap == end and end < self.window_end:
             return self._window_tokens(end)
+        if end - gap > LONG_PIECE_CHARS and (tokens := self._count_in_piece(gap, end)) is not None:
+            return tokens
         before = self._window_tokens(gap) if gap > self.start else 0
         return before + len(self.encoding.encode_ordinary(self.text[gap:end]))
+
+    def _count_in_piece(self, gap: int, end: int) -> int | None:
+        """``tokens(text[start:end])`` when ``text[gap:end]`` is one long piece of the pre-tokenizer
+        (a run of letters, say), from the window's own tokens of that piece and one short encoding:
+        ``None`` when that cannot be had.
+
+        BPE never merges across a boundary of its result, so the window's tokens of the piece up to
+        any of them are that prefix's own (any run of a valid encoding is one), and two valid
+        encodings that share a token join into the encoding of what they cover (GitHub's ``bpe``
+        crate, README, corollaries II and III). So if the encoding of the text from the start of a
+        window token ``k`` of the piece to ``end`` begins with token ``k``, the chunk's tokens are
+        the window's before ``k`` and those. The piece is longer than any token, so tiktoken merges
+        it byte pair by byte pair (no whole-piece lookup), as here."""
+        pattern = pieces(self.encoding.name)
+        if (whole := pattern.match(self.text, gap, end)) is None or whole.end() != end:
+            return None
+        if (window_piece := pattern.match(self.text, gap, self.window_end)) is None or window_piece.end() < end:
+            return None
+        first = self._window_tokens(gap) if gap > self.start else 0
+        end_offset = end - self.start if self.ascii else self._byte_offset(end)
+        margin = TAIL_BYTES
+        while (k := bisect_right(self.token_ends, end_offset - margin) - 1) > first:
+            tail_from = self.token_ends[k - 1]
+            if self.ascii:
+                tail_bytes = self.text[self.start + tail_from : end].encode()
+            else:
+                tail_bytes = self.window_bytes[tail_from:end_offset]
+            tail = self.encoding._encode_single_piece(tail_bytes)
+            if tail[0] == self.ids[k]:
+                return k + len(tail)
+            margin *= 2
+        return None
 
     def fits(self, end: int) -> int | None:
         """The chunk's count up to ``end`` if it is at most ``max_tokens``, else ``None``."""
@@ -328,8 +392,6 @@ class Chunker:
         """The text ends here (otherwise a window of a longer text, where ``C`` is not yet known)."""
         self.text_end = len(text.rstrip(WHITESPACE))
         """``C``: just after the last non-whitespace character (of this window, in a window)."""
-        self.chars_per_token = 4.0
-        """How much text a token took in the chunk before: the next budget's first guess."""
         self.resume: tuple[int, int] | None = None
         """After ``spans``: the start and ``low`` of the chunk it stopped before (``None``: none)."""
         self._walked = {False: (0, 0), True: (0, 0)}
@@ -383,11 +445,8 @@ class Chunker:
         More than ``limit`` chunks is ``TooManyChunks``."""
         made = 0
         self.resume = (start, low)
-        final, text_end, max_chars = self.final, self.text_end, self.settings.max_chars
-        # A chunk is the same whatever text follows this window when its whole reach is followed by
-        # a non-whitespace character here (so C lies beyond it).
-        while final or text_end > start + max_chars:
-            span = self.chunk(start, low)
+        final, text_end = self.final, self.text_end
+        while (span := self.chunk(start, low)) is not None:
             last = final and span.end == text_end
             following = None if last else self.next_start(span)
             if following is None and not last:
@@ -406,16 +465,27 @@ class Chunker:
         match = _NOT_WHITESPACE.search(self.text, after)
         return match.start() if match else None
 
-    def chunk(self, start: int, low: int) -> Span:
-        """The chunk starting at ``start`` (``low``: where its ends may begin, see the descriptor)."""
-        settings, text = self.settings, self.text
+    def chunk(self, start: int, low: int) -> Span | None:
+        """The chunk starting at ``start`` (``low``: where its ends may begin, see the descriptor);
+        ``None`` in a window of a longer text that does not decide it.
+
+        A chunk is the same whatever text follows a window when its whole reach is followed by a
+        non-whitespace character there (so ``C`` lies beyond it), or when its token window and
+        cutoff lie before that character (``TokenBudget``: nothing after them is read)."""
+        settings = self.settings
         reach = start + settings.max_chars
         high = min(reach, self.text_end)
-        budget = (
-            TokenBudget(text, start, high, settings, self.chars_per_token) if settings.max_tokens is not None else None
-        )
-        if budget is not None:
-            self.chars_per_token = budget.chars_per_token
+        whole_reach = self.final or self.text_end > reach
+        if settings.max_tokens is None:
+            return self._end_in_reach(start, low, high, None) if whole_reach else None
+        budget = TokenBudget(self.text, start, high, settings)
+        if not whole_reach and (budget.cutoff > high or budget.window_end == self.text_end):
+            return None
+        return self._end_in_reach(start, low, high, budget)
+
+    def _end_in_reach(self, start: int, low: int, high: int, budget: TokenBudget | None) -> Span:
+        """The chunk at ``start`` whose ends lie in (``low``, ``high``] (and fit ``budget``)."""
+        reach = start + self.settings.max_chars
         if budget is not None and budget.cutoff <= high:
             high = budget.cutoff - 1  # no end at or after the cutoff fits
         elif high == self.text_end and self.final:
@@ -423,7 +493,7 @@ class Chunker:
             if budget is None or tokens is not None:
                 return Span(start, high, "end", tokens)
             high -= 1  # the end of the text does not fit: look before it
-        floor = max(low, start + settings.min_chars - 1)
+        floor = max(low, start + self.settings.min_chars - 1)
         if budget is None and (usual := self._usual_end(start, floor, high)) is not None:
             return usual
         for bottom in (floor, low) if floor > low else (low,):

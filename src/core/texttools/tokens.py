@@ -29,12 +29,15 @@ class Table(NamedTuple):
     sha256: str
     pattern: str
     boundaries: str
-    """Positions where the encoding's pre-tokenizer ends a piece whatever follows the next
-    character, having looked no further: a space or tab after a non-whitespace character (no
-    piece holds whitespace after other characters); the end of a run of letters (of letters and
-    marks for o200k_base, and not before an apostrophe, which may add a contraction to it); the
-    end of a run of digits. A chunk's tokens up to any later position are the window's tokens
-    before such a position plus those of the text after it alone (``size_chunks.TokenBudget``)."""
+    """The character before each position (a match's end) where the encoding's pre-tokenizer ends
+    a piece whatever follows the next character, having looked no further: a space or tab after a
+    character that is not whitespace (no piece holds whitespace after other characters; whitespace
+    is Unicode's ``White_Space``, as in the patterns: U+3000 or U+00A0 before a space begin a run of
+    whitespace that a line ending after it may join, so no piece need end there); the end of a run
+    of letters (of letters and marks for o200k_base, and not before an apostrophe, which may add a
+    contraction to it); the end of a run of digits. A chunk's tokens up to any later position are
+    the window's tokens before such a position plus those of the text after it alone
+    (``size_chunks.TokenBudget``)."""
 
 
 _O200K_PATTERN: Final = "|".join(
@@ -53,12 +56,12 @@ TABLES: Final = {
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
         r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-        r"(?<=[^ \t\r\n])[ \t]|(?<=\p{L})(?=\P{L})|(?<=\p{N})(?=\P{N})",
+        r"\P{White_Space}(?=[ \t])|\p{L}(?=\P{L})|\p{N}(?=\P{N})",
     ),
     "o200k_base": Table(
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         _O200K_PATTERN,
-        r"(?<=[^ \t\r\n])[ \t]|(?<=[\p{L}\p{M}])(?=[^\p{L}\p{M}'])|(?<=\p{N})(?=\P{N})",
+        r"\P{White_Space}(?=[ \t])|[\p{L}\p{M}](?=[^\p{L}\p{M}'])|\p{N}(?=\P{N})",
     ),
 }
 DEFAULT_TOKENIZER: Final = "cl100k_base"
@@ -88,20 +91,23 @@ def ranks(name: str) -> dict[bytes, int]:
     }
 
 
-class Boundaries(NamedTuple):
-    """An encoding's ``Table.boundaries``, compiled (with the regex module, as tiktoken's pattern
-    needs ``\\p{...}``) to search forwards and backwards."""
+@cache
+def boundaries(name: str) -> "regex.Pattern[str]":
+    """An encoding's ``Table.boundaries``, compiled with the regex module (tiktoken's own
+    dependency), as tiktoken's pattern needs ``\\p{...}``; only a request with max_tokens pays the
+    import."""
+    import regex  # noqa: PLC0415
 
-    forwards: "regex.Pattern[str]"
-    backwards: "regex.Pattern[str]"
+    return regex.compile(TABLES[name].boundaries)
 
 
 @cache
-def boundaries(name: str) -> Boundaries:
-    import regex  # noqa: PLC0415  (tiktoken's own dependency; only a request with max_tokens pays the import)
+def pieces(name: str) -> "regex.Pattern[str]":
+    """An encoding's pre-tokenizer pattern, compiled with the regex module, to tell whether a span
+    of text is one piece (``size_chunks.TokenBudget``)."""
+    import regex  # noqa: PLC0415
 
-    pattern = TABLES[name].boundaries
-    return Boundaries(regex.compile(pattern), regex.compile(pattern, flags=regex.REVERSE))
+    return regex.compile(TABLES[name].pattern)
 
 
 @cache
