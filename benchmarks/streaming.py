@@ -16,7 +16,16 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from benchmarks.workloads import MARKERS, cuts_to_size, greedy_cuts, mixed_document, parameters, takes_markers
+from benchmarks.workloads import (
+    MARKERS,
+    cuts_to_size,
+    greedy_cuts,
+    manual_document,
+    mixed_document,
+    parameters,
+    reads_markdown,
+    takes_markers,
+)
 from scripts.template import ROOT
 from texttools.documents import Defaults, Source, document_lines, encode_lines, output_lines
 from texttools.registry import tools
@@ -28,6 +37,7 @@ PIECE = MIB
 RUNS = 5
 SIZES_MIB = (1, 16, 64)
 LARGE_DOCUMENT = 1 << 30
+LARGE_MARKDOWN = 1 << 29
 
 
 def streaming_tools() -> dict[str, Tool]:
@@ -35,6 +45,9 @@ def streaming_tools() -> dict[str, Tool]:
 
 
 def document_for(tool: Tool, size: int) -> bytes:
+    """The mixed document; real Markdown (the manual, repeated) for a tool that reads Markdown."""
+    if reads_markdown(tool):
+        return manual_document(size)
     return mixed_document(size, markers=MARKERS if takes_markers(tool) else None)
 
 
@@ -149,6 +162,8 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
     block = document_for(chosen, MIB) + b"\n\n"  # a small source: its own memory is not the chunker's
     count = size // len(block)
     metadata = metadata_for(chosen)
+    if reads_markdown(chosen) and cuts_to_size(chosen):
+        metadata["overlap-chars"] = "100"  # issue 54's setting for its memory bound: (1 000, 100)
 
     class Body:
         def iter_chunks(self, chunk_size: int) -> Iterator[bytes]:
@@ -187,13 +202,16 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
 
 
 def large_document_rows() -> list[dict[str, Any]]:
+    """Each tool on 1 GiB; a Markdown tool on 512 MiB of the manual (issue 54's bound: 256 MB of
+    peak RSS for markdown-size-chunk at 1 000 characters with 100 of overlap)."""
     rows = []
     env = {"PYTHONPATH": f"{ROOT / 'src/core'}:{ROOT / 'src/handlers'}:{ROOT}", "PATH": ""}
-    for tool_id in streaming_tools():
-        result = subprocess.run([sys.executable, "-c", LARGE, tool_id, str(LARGE_DOCUMENT)], capture_output=True,
+    for tool_id, tool in streaming_tools().items():
+        size = LARGE_MARKDOWN if reads_markdown(tool) else LARGE_DOCUMENT
+        result = subprocess.run([sys.executable, "-c", LARGE, tool_id, str(size)], capture_output=True,
                                 text=True, check=True, env=env, cwd=ROOT)  # fmt: skip
         seconds, written, peak = result.stdout.split()
-        rows.append({"tool": tool_id, "gib": LARGE_DOCUMENT / (1 << 30), "seconds": float(seconds),
-                     "mib_per_s": LARGE_DOCUMENT / MIB / float(seconds), "output_mib": int(written) / MIB,
+        rows.append({"tool": tool_id, "gib": size / (1 << 30), "seconds": float(seconds),
+                     "mib_per_s": size / MIB / float(seconds), "output_mib": int(written) / MIB,
                      "peak_rss_mb": float(peak)})  # fmt: skip
     return rows

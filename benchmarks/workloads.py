@@ -4,6 +4,7 @@ pathological inputs a quadratic path would choke on."""
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from texttools.registry import tools
@@ -49,6 +50,17 @@ def mixed_text(limit_bytes: int, seed: int = 7, markers: tuple[str, str] | None 
             yield ending.join(lines)
 
     return joined_up_to(limit_bytes, paragraphs())
+
+
+MANUAL = Path(__file__).parent / "data" / "nodejs-fs.md"
+"""The bench's real Markdown: Node.js's fs.md (benchmarks/data/SOURCE.md)."""
+
+
+def manual_document(size_bytes: int) -> bytes:
+    """Real Markdown of ``size_bytes`` (at most): the manual repeated, whole copies joined by a blank
+    line (its headings, fenced code blocks, lists, tables and HTML comments, again and again)."""
+    block = MANUAL.read_bytes().rstrip(b"\n") + b"\n\n"
+    return (block * max(1, size_bytes // len(block)))[:size_bytes]
 
 
 def mixed_document(size_bytes: int, seed: int = 11, markers: tuple[str, str] | None = None) -> bytes:

@@ -4,6 +4,7 @@ size: JSON Lines", sentence by sentence."""
 import json
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -13,12 +14,13 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 
 import s3_documents
 import texttools.documents
-from benchmarks.workloads import MARKERS, mixed_text
+from benchmarks.workloads import MARKERS, markdown_text, mixed_text, reads_markdown
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.fields import MAX_SAFE_INTEGER
 from texttools.registry import TOOL_IDS, tool
 
 MIB = 1 << 20
+MANUAL = (Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "nodejs-fs.md").read_text(encoding="utf-8")
 BY_LINE = {"tool": "text-delimiter-chunk", "delimiter": '"\\n"'}
 LINE = "a line of sixty characters, more or less, for a chunk each.\n"
 """Chunks of 60 characters: many megabytes of output from a few of input, without millions of chunks."""
@@ -64,13 +66,13 @@ def expected_lines(tool_id: str, text: str, metadata: dict[str, str]) -> tuple[l
 
 
 STREAMING = [tool_id for tool_id in TOOL_IDS if tool(tool_id).stream is not None]
-PARSED_WHOLE = [tool_id for tool_id in TOOL_IDS if tool(tool_id).stream is None]
 
 
 @pytest.mark.parametrize("tool_id", STREAMING)
 def test_a_multi_megabyte_document_in_each_tool(s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str) -> None:
     """Far over every limit of the API (256 KiB, 10 000 chunks), chunked exactly as the whole text."""
-    text = mixed_text(3 * MIB, markers=MARKERS if "start" in tool(tool_id).byte_limits else None)
+    markers = MARKERS if "start" in tool(tool_id).byte_limits else None
+    text = markdown_text(3 * MIB) if reads_markdown(tool(tool_id)) else mixed_text(3 * MIB, markers=markers)
     metadata = metadata_for(tool_id)
     doc = upload("incoming/big.txt", text.encode(), metadata)
     run(jsonl, doc)
@@ -91,25 +93,46 @@ def test_a_multi_megabyte_document_in_each_tool(s3: Any, jsonl: ModuleType, uplo
     assert last == expected_last
 
 
-@pytest.mark.parametrize("tool_id", PARSED_WHOLE)
-def test_a_tool_that_parses_a_document_whole_keeps_its_limits_and_writes_its_items_as_lines(
+NODE_API = sorted(Path("/usr/share/doc/nodejs/api").glob("*.md"))
+"""Node.js's API reference, Markdown from the Debian package on these machines (3.4 MB); fs.md,
+vendored, eight times where it is not there."""
+
+
+def real_markdown() -> str:
+    files = [path.read_text(encoding="utf-8") for path in NODE_API] or [MANUAL] * 8
+    return "\n".join(files)
+
+
+@pytest.mark.parametrize("tool_id", ["markdown-sections-chunk", "markdown-size-chunk"])
+def test_a_multi_megabyte_markdown_document_in_each_markdown_tool(
     s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str
 ) -> None:
-    """API.md: markdown-sections-chunk keeps its descriptor's limits in both formats; its lines are
-    its section objects, then its output's other fields."""
-    chosen = tool(tool_id)
-    example = chosen.descriptor.data["examples"][-1]  # (markdown-sections-chunk: max-level in the metadata)
-    metadata = {"tool": tool_id, **{key: json.dumps(example["input"][field]) for key, field in
-                                   chosen.metadata_keys.items() if field in example["input"]}}  # fmt: skip
-    run(jsonl, upload("incoming/doc.md", example["input"]["text"].encode(), metadata))
-    _, *items, last = lines_of(s3, "chunks/doc.md.jsonl")
-    output = dict(example["output"])
-    assert items == output.pop(next(key for key, value in output.items() if isinstance(value, list)))
-    assert last == output
-    too_large = chosen.byte_limits["text"] + 1
-    run(jsonl, upload("incoming/big.md", b"x" * too_large, metadata))
-    assert read(s3, "errors/big.md.json")["error"]["code"] == "input_too_large"
-    assert keys(s3, "chunks/big.md") == []
+    """Issue 54: real Markdown far over the API's limit, through the S3 handler, exactly as the
+    whole text parsed at once (headings, paths, code blocks, offsets, lines)."""
+    text = real_markdown()
+    assert len(text.encode()) > 2 * MIB
+    metadata = {"tool": tool_id, "max-level": "3"} | ({"max-chars": "1000", "overlap-chars": "100"}
+                                                       if tool_id == "markdown-size-chunk" else {})  # fmt: skip
+    run(jsonl, upload("incoming/api.md", text.encode(), metadata))
+    assert keys(s3, "errors/") == []
+    _, *items, last = lines_of(s3, "chunks/api.md.jsonl")
+    expected_items, expected_last = expected_lines(tool_id, text, metadata)
+    assert items == expected_items
+    assert last == expected_last
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+
+
+@pytest.mark.parametrize("tool_id", ["markdown-sections-chunk", "markdown-size-chunk"])
+def test_an_invalid_byte_deep_inside_markdown_leaves_one_error_object_and_no_upload(
+    s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str
+) -> None:
+    body = (real_markdown() * 2).encode() + b"\n# After\n\xff\n"
+    metadata = {"tool": tool_id} | ({"max-chars": "500"} if tool_id == "markdown-size-chunk" else {})
+    run(jsonl, upload("incoming/bad.md", body, metadata))
+    assert keys(s3, "chunks/") == []
+    message = f"The document is not valid UTF-8 (at byte {body.index(b'\xff')})."
+    assert read(s3, "errors/bad.md.json")["error"] == {"code": "invalid_input", "message": message}
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
 
 
 def test_lines_are_compact_utf8_json_with_non_ascii_as_itself(s3: Any, jsonl: ModuleType, upload: Upload) -> None:

@@ -303,6 +303,9 @@ ANY_SIZE = " " + texttools.tool.ANY_SIZE
         ("text-paragraphs-split", {"text": "\x01" * 200_000}, "The result would be larger than 1048576 bytes."),
         ("text-delimiter-chunk", {"text": "a" * 262_145, "delimiter": ","},
          "The text field is larger than 262144 UTF-8 bytes."),
+        ("markdown-sections-chunk", {"text": "# h\n" * 300_000}, "The text field is larger than 262144 UTF-8 bytes."),
+        ("markdown-size-chunk", {"text": "# h\n" * 300_000, "max_chars": 100},
+         "The text field is larger than 262144 UTF-8 bytes."),
     ],
 )  # fmt: skip
 def test_a_refusal_for_size_points_to_the_document_flow(
@@ -313,12 +316,9 @@ def test_a_refusal_for_size_points_to_the_document_flow(
 
 
 def test_a_refusal_the_document_flow_would_give_too_says_nothing_of_it(post: Post) -> None:
-    """A delimiter over its limit, and the Markdown tool (its limits hold in both formats)."""
+    """A delimiter over its limit: its limit holds in the document flows too."""
     delimiter = json.loads(post("text-delimiter-chunk", json.dumps({"text": "a", "delimiter": "x" * 257}))["body"])
     assert not delimiter["error"]["message"].endswith(ANY_SIZE)
-    markdown = post("markdown-sections-chunk", json.dumps({"text": "# h\n" * 300_000}))
-    assert json.loads(markdown["body"])["error"]["code"] == "input_too_large"
-    assert not json.loads(markdown["body"])["error"]["message"].endswith(ANY_SIZE)
 
 
 def test_unknown_route_is_404(post: Post) -> None:

@@ -446,8 +446,9 @@ def test_a_long_path_is_cut_to_its_byte_bound_at_a_character(length: int) -> Non
 
 
 def test_a_tool_without_a_streaming_form_keeps_its_descriptor_s_limits() -> None:
-    """API.md: markdown-sections-chunk keeps its limits in the document flows (parsed whole)."""
-    chosen = tool("markdown-sections-chunk")
+    """A tool that parses a text whole keeps its limits in the document flows (the same tool as if
+    it had no streaming form)."""
+    chosen = replace(tool("markdown-sections-chunk"), stream=None)
     params = chosen.parse_parameters({})  # as the function reads a file without metadata
     with pytest.raises(InputTooLarge):
         list(chunk_contents(chosen, params, [Content(contentBody="x" * (chosen.byte_limits["text"] + 1))]))
@@ -456,6 +457,20 @@ def test_a_tool_without_a_streaming_form_keeps_its_descriptor_s_limits() -> None
     (body,) = [example["text"] for error, example in chosen.error_examples().items() if error is OutputTooLarge]
     with pytest.raises(OutputTooLarge):
         list(chunk_contents(chosen, params, [Content(contentBody=body)]))
+
+
+@pytest.mark.parametrize("tool_id", ["markdown-sections-chunk", "markdown-size-chunk"])
+def test_markdown_content_of_any_size_is_chunked_as_the_whole_text(tool_id: str) -> None:
+    """Issue 54: Markdown content over the API's 256 KiB, chunked by the tool's streaming form,
+    exactly as the whole text with the limits lifted."""
+    chosen = tool(tool_id)
+    text = "# Guide\n\n" + "".join(f"## Part {i}\n\nSome words here.\n\n```\n# no\n```\n\n" for i in range(9000))
+    params = chosen.parse_parameters({"max_chars": 500} if "max_chars" in chosen.metadata_keys.values() else {})
+    assert len(text.encode()) > chosen.byte_limits["text"]
+    bodies = [i["contentBody"] for i in items(tool_id, {k: v for k, v in params.items() if v is not None}, text)]
+    assert chosen.run_lifted is not None
+    whole = chosen.run_lifted({**params, "text": text})
+    assert bodies == [item["text"] for item in next(v for v in whole.values() if isinstance(v, list))]
 
 
 def test_a_path_of_exactly_the_bound_is_kept_and_a_cut_inside_a_character_drops_that_character() -> None:

@@ -13,9 +13,15 @@ rules of the other tools. Only the Markdown tools import this module (and pyroma
 """
 
 import re
-from typing import Any, NamedTuple
+from bisect import bisect_right
+from itertools import accumulate, repeat
+from operator import add, sub
+from typing import Any, Final, NamedTuple
 
 import pyromark
+
+from .errors import InputTooLarge
+from .spans import running_sum
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -32,6 +38,12 @@ _CORRECTION_ROUNDS = 4
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
 
 ByteRange = tuple[int, int]
+BlockRange = tuple[int, int, bool]
+"""A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
+_BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
+_BOM = "\ufeff".encode()
+_INLINE = frozenset({"Emphasis", "Strong", "Strikethrough", "Superscript", "Subscript", "Link", "Image"})
+"""The Start events of pulldown-cmark that open no block (a dict's kind is its one key)."""
 
 
 class Heading(NamedTuple):
@@ -51,6 +63,9 @@ class Blocks(NamedTuple):
     """The top-level ATX and setext headings, in order."""
     literals: list[tuple[int, int]]
     """The first and last line of each code block and HTML block, at any depth, in order."""
+    restarts: list[int]
+    """With ``restarts`` asked: the lines where a parse of the text from there finds the blocks of
+    the whole parse from there on (``restart_lines``), in order; else empty."""
 
 
 class Outlined(NamedTuple):
@@ -64,12 +79,14 @@ class Outlined(NamedTuple):
     path: list[str]
 
 
-def block_structure(text: str) -> Blocks:
+def block_structure(text: str, restarts: bool = False) -> Blocks:
     """The top-level headings and the literal blocks of ``text``, from the block parse of the
-    normalised text (lines as in ``text``; U+0000 replaced, for parsing only)."""
+    normalised text (lines as in ``text``; U+0000 replaced, for parsing only), and with
+    ``restarts`` the lines where a parse may start again (a document read in windows)."""
     source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").encode()
     for _ in range(_CORRECTION_ROUNDS):
-        headings, raw_blocks, code_blocks = parsed(source)
+        every_block: list[BlockRange] | None = [] if restarts else None
+        headings, raw_blocks, code_blocks = parsed(source, every_block)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
@@ -86,12 +103,49 @@ def block_structure(text: str) -> Blocks:
             found.append(Heading(line, last - line + 1, levels[start, end], last > line))
         else:
             literals.append((line, last))
-    return Blocks(found, literals)
+    return Blocks(found, literals, restart_lines(source, every_block) if every_block is not None else [])
 
 
-def parsed(source: bytes) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
+def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
+    """The lines ``R`` (0-based, not the first, not the last: a window's last line may go on) at
+    which a block parse of ``source[R:]`` finds what the parse of the whole finds from ``R`` on.
+
+    CommonMark decides a line's blocks from the blocks open after the line before it and the line
+    itself. So ``R`` qualifies when no block that opened before ``R`` is open at ``R`` (its range
+    does not reach past the line before), and the line before is blank or the last line of a block
+    the parse reports: a line that no block holds may be a link reference definition, which a title
+    on the next line can continue. One kind of block may stay open: a top-level list, when a new
+    item starts at ``R`` (no item, and so no block inside one, crosses); the parse from ``R``
+    starts a new list there, whose items hold the same blocks. A line that starts with U+FEFF is
+    not taken either (a parse drops it as a byte order mark at its start)."""
+    starts = running_sum(map(add, map(len, source.split(b"\n")), repeat(1)), 0)
+    lines = len(starts) - 1
+    if not every_block:
+        return []
+    block_starts, block_ends, lists = zip(*every_block, strict=True)
+    firsts = list(map(bisect_right, repeat(starts), block_starts))  # each 1 + its first line
+    lasts = list(map(bisect_right, repeat(starts), map(max, block_starts, map(sub, block_ends, repeat(1)))))
+    last_lines = set(lasts)  # each 1 + a line that is some block's last
+    crossing = [0] * (lines + 2)  # +1 where a crossing block's later lines begin, -1 after them
+    for first, last, is_list in zip(firsts, lasts, lists, strict=True):
+        if last > first and not is_list:
+            crossing[first] += 1
+            crossing[last] -= 1
+    blank_ends = {found.end() for found in _BLANK_LINE.finditer(source)}  # the line after a blank one starts there
+    return [
+        line
+        for line, open_blocks in enumerate(accumulate(crossing[: lines - 1]))  # not the last: it may go on
+        if line and not open_blocks and (line in last_lines or starts[line] in blank_ends)
+        and not source.startswith(_BOM, starts[line])
+    ]  # fmt: skip
+
+
+def parsed(
+    source: bytes, every_block: list[BlockRange] | None = None
+) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
-    as UTF-8 byte ranges of ``source``.
+    as UTF-8 byte ranges of ``source``; and into ``every_block``, when given, every block's range
+    and whether it is a list (``restart_lines``).
 
     Only the events that open a block are read. A heading is top-level when no block quote or list
     that opened before it is still open, which their ranges tell (events come in document order,
@@ -102,8 +156,12 @@ def parsed(source: bytes) -> tuple[list[tuple[ByteRange, int]], list[ByteRange],
     events: Any = pyromark.events_with_range(source.decode(), merge_text=True)  # (an event, its range)
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
+            if every_block is not None and event == "Rule":  # a thematic break: a block without content
+                every_block.append((where["start"], where["end"], False))
             continue
         opened = event["Start"]
+        if every_block is not None and (kind := next(iter(opened)) if type(opened) is dict else opened) not in _INLINE:
+            every_block.append((where["start"], where["end"], kind == "List"))
         if type(opened) is not dict:  # Paragraph, Item, HtmlBlock, ...
             if opened == "HtmlBlock":
                 raw_blocks.append((where["start"], where["end"]))
@@ -174,11 +232,18 @@ def heading_content(text: str, starts: list[int], heading: Heading) -> str:
     return before_closing.rstrip(" \t") if before_closing[-1] in " \t" else content
 
 
-def outline(text: str, starts: list[int], headings: list[Heading]) -> list[Outlined]:
+OpenHeadings = list[tuple[int, str]]
+"""The level and content of each heading still open, outermost first (a heading path's source)."""
+
+
+def outline(
+    text: str, starts: list[int], headings: list[Heading], open_headings: OpenHeadings | None = None
+) -> list[Outlined]:
     """Each heading with its start, content and heading path: the contents of the headings before
-    it that are still open (a heading closes every open heading of its level or deeper)."""
+    it that are still open (a heading closes every open heading of its level or deeper).
+    ``open_headings``: those open where ``text`` starts (a window of a longer text), updated."""
     found = []
-    open_headings: list[tuple[int, str]] = []  # (level, content) of the headings still open
+    open_headings = [] if open_headings is None else open_headings
     for heading in headings:
         content = heading_content(text, starts, heading)
         while open_headings and open_headings[-1][0] >= heading.level:
@@ -187,3 +252,26 @@ def outline(text: str, starts: list[int], headings: list[Heading]) -> list[Outli
         found.append(Outlined(heading.line, starts[heading.line], heading.level, content, path))
         open_headings.append((heading.level, content))
     return found
+
+
+MAX_HELD_CHARS: Final = 1 << 23
+"""The most text a Markdown tool holds at once in the document flows: a block that a parse must see
+whole (no line inside it where a parse may start again: ``restart_lines``), or a section of
+the sections tool, whose object gives its end before its text (8 Mi code points)."""
+
+
+def held_too_long(line: int, what: str) -> InputTooLarge:
+    """The refusal of a Markdown document whose block or section starting on ``line`` is longer
+    than ``MAX_HELD_CHARS``: where to look, and the limit."""
+    return InputTooLarge(
+        f"The {what} starting on line {line} is longer than {MAX_HELD_CHARS} characters, the most a "
+        "Markdown tool holds at once in the document flows.",
+        [{"field": "text", "problem": f"must not hold a {what} longer than {MAX_HELD_CHARS} characters (line {line})"}],
+    )
+
+
+def last_restart(restarts: list[int], position: int) -> int:
+    """The last of ``restarts`` (offsets where a parse may start again, in order) at or before
+    ``position``; 0, the window's own start, when there is none."""
+    index = bisect_right(restarts, position) - 1
+    return restarts[index] if index >= 0 else 0

@@ -8,7 +8,7 @@ one parse of both Markdown tools), laid out once per text as sorted positions an
 """
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from heapq import merge
 from itertools import chain, repeat
@@ -17,8 +17,17 @@ from typing import TypedDict
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
-from ..lines import ORIGIN
-from ..markdown import block_structure, line_end, outline
+from ..lines import ORIGIN, line_starts, line_view
+from ..markdown import (
+    MAX_HELD_CHARS,
+    Blocks,
+    OpenHeadings,
+    block_structure,
+    held_too_long,
+    last_restart,
+    line_end,
+    outline,
+)
 from ..size_chunks import (
     SIZE_DEFAULTS,
     WHITESPACE,
@@ -32,6 +41,7 @@ from ..size_chunks import (
     size_rules,
     sized_chunk_objects,
 )
+from ..streaming import Batches, Stream, Windows
 from ..tool import Params, Tool
 
 DESCRIPTOR = load_descriptor("markdown-size-chunk")
@@ -94,15 +104,17 @@ class MarkdownLayout:
     level, the ranges of heading spans and literal insides, the line and paragraph ends sorted by
     which of them they lie in, and where each heading path begins."""
 
-    def __init__(self, text: str, lines: LineEnds, max_level: int) -> None:
+    def __init__(self, text: str, lines: LineEnds, max_level: int, blocks: Blocks, open_headings: OpenHeadings) -> None:
         starts = lines.starts_of_lines
-        blocks = block_structure(text)
-        headings = [heading for heading in blocks.headings if heading.level <= max_level]
-        outlined = outline(text, starts, headings)
+        in_text = bisect_left(starts, len(text))  # the lines that start in ``text`` (a window's blocks go on past it)
+        headings = [heading for heading in blocks.headings if heading.level <= max_level and heading.line < in_text]
+        self.path_before = [content for _, content in open_headings]
+        """The heading path where ``text`` starts (a window of a longer text may start in a section)."""
+        outlined = outline(text, starts, headings, list(open_headings))
         spans = [(at.start, line_end(text, starts, heading.line + heading.lines - 1))
                  for at, heading in zip(outlined, headings, strict=True)]  # fmt: skip
         insides = []
-        for first, last in blocks.literals:
+        for first, last in (literal for literal in blocks.literals if literal[0] < in_text):
             visible_end = starts[first] + len(text[starts[first] : line_end(text, starts, last)].rstrip(WHITESPACE))
             if visible_end > starts[first] + 1:
                 insides.append((starts[first], visible_end - 1))
@@ -139,20 +151,33 @@ class MarkdownLayout:
     def headings_at(self, position: int) -> list[str]:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
         index = bisect_right(self.section_starts, position) - 1
-        return self.paths[index] if index >= 0 else []
+        return self.paths[index] if index >= 0 else self.path_before
 
 
 class MarkdownChunker(Chunker):
     """The size chunker with the Markdown kinds of ends (the descriptor's order) and no
     overlap across a heading."""
 
-    def __init__(self, text: str, settings: Settings, max_level: int) -> None:
-        super().__init__(text, settings)
+    def __init__(
+        self,
+        text: str,
+        settings: Settings,
+        max_level: int,
+        final: bool = True,
+        blocks: Blocks | None = None,
+        open_headings: OpenHeadings | None = None,
+    ) -> None:
+        """``blocks``: the block parse of ``text`` or of a window that ``text`` begins (found here
+        if not given); ``open_headings``: those open where ``text`` starts."""
+        super().__init__(text, settings, final)
         self.max_level = max_level
+        self._blocks = blocks
+        self._open_headings = open_headings or []
 
     @cached_property
     def layout(self) -> MarkdownLayout:
-        return MarkdownLayout(self.text, self.lines, self.max_level)
+        blocks = self._blocks if self._blocks is not None else block_structure(self.text)
+        return MarkdownLayout(self.text, self.lines, self.max_level, blocks, self._open_headings)
 
     def _usual_end(self, start: int, floor: int, high: int) -> Span | None:
         """An end before a heading, best level first, else a paragraph end: one bisect each."""
@@ -203,8 +228,62 @@ def markdown_size_chunk(
     return {"chunk_count": len(chunks), "chunks": chunks}
 
 
+def stream_markdown_size_chunk(pieces: Iterable[str], sizes: Settings, max_level: int = DEEPEST) -> Stream:
+    """``markdown_size_chunk`` of the joined ``pieces`` with no chunk limit, a window at a time."""
+    return Stream(_chunk_batches(pieces, sizes, max_level))
+
+
+def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Batches:
+    """As the plain size tool's windows (its module's ``_chunk_batches``), with two more rules: a window
+    starts at a line where a parse may start again (``texttools.markdown.restart_lines``), the last
+    such line at or before the next chunk's context; and the chunker reads a window only up to its
+    last such line, since the blocks after it may go on (a fence the next window closes)."""
+    windows = Windows(pieces)
+    resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window
+    open_headings: OpenHeadings = []  # those open where the window starts
+    count = 0
+    for window in windows:
+        blocks = block_structure(window.text, restarts=not window.final)
+        starts = line_starts(line_view(window.text).split("\n"))
+        restarts = [starts[line] for line in blocks.restarts]
+        decided = window.text if window.final else window.text[: last_restart(restarts, len(window.text))]
+        chunker = MarkdownChunker(decided, sizes, max_level, window.final, blocks, open_headings)
+        if resume is None and (first := chunker.first_start()) is not None:
+            resume = (first, first)
+        spans = list(chunker.spans(*resume, None)) if resume is not None else []
+        count += len(spans)
+        if spans:
+            paths = [chunker.layout.headings_at(span.start) for span in spans]
+            yield sized_chunk_objects(decided, spans, window.at, chunker.lines.starts_of_lines, paths)
+        if window.final:
+            break
+        if resume is None:  # whitespace only so far
+            kept = len(decided)
+        elif chunker.resume is None:
+            break
+        else:
+            start, low = chunker.resume
+            reader = chunker if start <= len(decided) else Chunker(window.text, sizes, final=False)
+            kept = last_restart(restarts, reader.context(start))  # the context is text, read past the parse's end
+            resume = (start - kept, low - kept)
+        if len(window.text) - kept > MAX_HELD_CHARS:
+            raise held_too_long(window.at.line + line_view(window.text).count("\n", 0, len(decided)), "block")
+        opened = [heading for heading in blocks.headings if heading.level <= max_level and starts[heading.line] < kept]
+        outline(window.text, starts, opened, open_headings)  # the headings open where the next window starts
+        windows.advance(kept, len(spans))
+    return {"chunk_count": count}
+
+
 def _run(params: Params) -> MarkdownSizeOutput:
     return markdown_size_chunk(params["text"], settings_of(params), params["max_level"])
+
+
+def _stream(pieces: Iterable[str], params: Params) -> Stream:
+    return stream_markdown_size_chunk(pieces, settings_of(params), params["max_level"])
+
+
+def _run_lifted(params: Params) -> MarkdownSizeOutput:
+    return markdown_size_chunk(params["text"], settings_of(params), params["max_level"], None)
 
 
 TOOL = Tool(
@@ -216,6 +295,8 @@ TOOL = Tool(
     ),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),
+    stream=_stream,
+    run_lifted=_run_lifted,
     error_examples=lambda: size_error_examples(MAX_CHUNKS),
     rules=size_rules,
 )

@@ -1,0 +1,170 @@
+"""Both Markdown tools read in windows (issue 54) give exactly their output on the whole text with
+the limits lifted: on generated Markdown dense in what crosses a window's edge (fences holding
+headings and blank lines, unclosed fences, HTML blocks of every type, setext headings over long
+paragraphs, lists and quotes holding fences, indented code, link reference definitions with their
+titles on the next line, CR, LF and CRLF, a BOM), cut at generated places and read in windows of a
+few characters, so that every construct crosses an edge; judged by commonmark.js's block structure
+(the reference of tests/unit/test_markdown_size_properties.py), and on a real manual."""
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import CommonmarkBlocks
+from tests.unit.test_markdown_size_properties import LINES, expected, joined
+from tests.unit.test_size_chunk_properties import sizes
+from tests.unit.test_streaming import cut_text, drained, windows_of
+from texttools.errors import InputTooLarge
+from texttools.markdown import MAX_HELD_CHARS, block_structure
+from texttools.size_chunks import TOKENS_ONLY_MAX_CHARS, Settings
+from texttools.tokens import encoding
+from texttools.tools.markdown_sections_chunk import markdown_sections_chunk, stream_markdown_sections
+from texttools.tools.markdown_size_chunk import markdown_size_chunk, stream_markdown_size_chunk
+
+ROOT = Path(__file__).resolve().parents[2]
+MANUAL = (ROOT / "benchmarks" / "data" / "nodejs-fs.md").read_text(encoding="utf-8")
+EDGE_LINES = [
+    *LINES, "```", "# not a heading", "", "~~~~", "<pre>", "</pre>", "<script>", "</script>", "<!--", "-->",
+    "<?x", "?>", "<!DOCTYPE html>", "<![CDATA[", "]]>", "<div>", "<custom-el>", "- ```", "  code in item", "  ```",
+    "> ```", "> # quoted", "1. ~~~", '"title"', "[ref]: /url", "[ref2]:", "  /url2 'title'", "===", "---",
+    "    indented", "\t# tab", "\ufeff# bom", "Para line", "- item", "  - nested", "* * *",
+]  # fmt: skip
+documents = st.tuples(
+    st.lists(st.sampled_from(EDGE_LINES), max_size=40),
+    st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=40, max_size=40),
+)
+PROPERTY = settings(max_examples=max(150, int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "0")) // 4), deadline=None)
+
+
+def sections_in_windows(pieces: list[str], max_level: int) -> tuple[list[Any], dict[str, Any] | None]:
+    return drained(stream_markdown_sections(pieces, max_level))
+
+
+def whole_sections(text: str, max_level: int) -> tuple[list[Any], dict[str, Any]]:
+    output = markdown_sections_chunk(text, max_level, None)
+    return output["sections"], {
+        "section_count": output["section_count"],
+        "line_count_total": output["line_count_total"],
+    }
+
+
+@PROPERTY
+@given(documents, st.integers(1, 6), st.integers(1, 24), st.data())
+@example((["```", "# not a heading", "", "x", "```", "# H"], ["\n"] * 40), 6, 1, None)
+@example((["Setext", "words", "===", "", "<pre>", "", "</pre>", "## B"], ["\r\n"] * 40), 6, 2, None)
+@example((["[ref]: /url", '"title"', "===", "# A"], ["\r"] * 40), 6, 3, None)
+def test_markdown_sections_in_windows_equal_the_whole_text(
+    commonmark_js: Callable[[str], CommonmarkBlocks],
+    document: tuple[list[str], list[str]],
+    max_level: int,
+    window: int,
+    data: st.DataObject | None,
+) -> None:
+    text = joined(*document)
+    pieces = data.draw(cut_text(text)) if data else list(text)
+    with windows_of(window):
+        streamed = sections_in_windows(pieces, max_level)
+    assert streamed == whole_sections(text, max_level)
+    judged = commonmark_js(text).headings  # the whole text's headings are commonmark.js's
+    assert [(h.level, h.line + h.lines) for h in block_structure(text).headings] == judged
+
+
+@PROPERTY
+@given(documents, sizes(30), st.integers(1, 6), st.integers(1, 24), st.data())
+@example((["- ```", "  # in item", "", "  ```", "# A", "text"], ["\n"] * 40), (8, 2, 0), 6, 1, None)
+def test_markdown_size_chunks_in_windows_match_the_reference(
+    commonmark_js: Callable[[str], CommonmarkBlocks],
+    document: tuple[list[str], list[str]],
+    size: tuple[int, int, int],
+    max_level: int,
+    window: int,
+    data: st.DataObject | None,
+) -> None:
+    text = joined(*document)
+    pieces = data.draw(cut_text(text)) if data else list(text)
+    with windows_of(window):
+        chunks, summary = drained(stream_markdown_size_chunk(pieces, Settings(*size), max_level))
+    assert [(c["start"], c["end"], c["cut"], c.get("tokens"), c["headings"]) for c in chunks] == expected(
+        commonmark_js, text, size, max_level
+    )
+    assert chunks == markdown_size_chunk(text, Settings(*size), max_level, None)["chunks"]
+    assert summary == {"chunk_count": len(chunks)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(documents, st.integers(4, 40), st.integers(1, 24), st.data())
+def test_markdown_size_chunks_by_tokens_alone_in_windows_equal_the_whole_text(
+    document: tuple[list[str], list[str]], max_tokens: int, window: int, data: st.DataObject
+) -> None:
+    text = joined(*document)
+    sized = Settings(TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, encoding("cl100k_base"))
+    with windows_of(window):
+        chunks, _ = drained(stream_markdown_size_chunk(data.draw(cut_text(text)), sized, 6))
+    assert chunks == markdown_size_chunk(text, sized, 6, None)["chunks"]
+
+
+def long_constructs() -> dict[str, str]:
+    """Each construct longer than many windows: what no window may cut blindly."""
+    return {
+        "a fence holding headings and blank lines": "# A\n\n```\n"
+        + "# not a heading\n\nx\n" * 300
+        + "```\n\n## B\ntext\n",
+        "a fence that never closes": "# A\n\n~~~\n" + "# no\n\n" * 400,
+        "an HTML block of type 1 with blank lines": "<pre>\n" + "# no\n\n" * 300 + "</pre>\n# A\n",
+        "an HTML block of type 2 (comment)": "<!--\n" + "# no\n\n" * 300 + "-->\n# A\n",
+        "an HTML block of type 6 (ends at a blank line)": "<div>\n" + "# no\n" * 300 + "\n# A\n",
+        "a setext heading over a long paragraph": "# A\n\n" + "words here\n" * 600 + "===\n\nafter\n",
+        "a list whose items hold fences": "".join(f"- item {i}\n\n  ```\n  # no\n\n  ```\n\n" for i in range(120))
+        + "# A\n",
+        "a block quote holding a fence": "> ```\n" + "> # no\n>\n" * 200 + "> ```\n\n# A\n",
+        "indented code with blank lines": "# A\n\n" + "    # code\n\n" * 300 + "# B\n",
+        "reference definitions before an underline": "[a]: /u\n'title'\n===\n\n" * 100 + "# A\n",
+        "CRLF and CR": ("# A\r\n\r\ntext\r\n```\r\n# no\r\n```\r" + "para\rline\r\r") * 60,
+        "a BOM": "\ufeff# A\n\ntext\n" + "\ufeff# not first\n" * 50,
+    }
+
+
+@pytest.mark.parametrize("window", [1, 5, 64])
+@pytest.mark.parametrize("case", sorted(long_constructs()))
+def test_long_constructs_across_many_windows_equal_the_whole_text(case: str, window: int) -> None:
+    text = long_constructs()[case]
+    pieces = [text[at : at + 37] for at in range(0, len(text), 37)]
+    with windows_of(window):
+        assert sections_in_windows(pieces, 6) == whole_sections(text, 6)
+        for sized in (Settings(120, 30), Settings(2000, 0, 500)):
+            chunks, _ = drained(stream_markdown_size_chunk(pieces, sized, 6))
+            assert chunks == markdown_size_chunk(text, sized, 6, None)["chunks"]
+
+
+@pytest.mark.parametrize("window", [7, 1000, 1 << 18])
+def test_a_real_manual_in_windows_equals_the_whole_text(window: int) -> None:
+    pieces = [MANUAL[at : at + 4099] for at in range(0, len(MANUAL), 4099)]
+    with windows_of(window):
+        assert sections_in_windows(pieces, 6) == whole_sections(MANUAL, 6)
+        for sized in (Settings(1000, 200), Settings(300, 0, 100)):
+            chunks, _ = drained(stream_markdown_size_chunk(pieces, sized, 3))
+            assert chunks == markdown_size_chunk(MANUAL, sized, 3, None)["chunks"]
+
+
+@pytest.mark.parametrize("tool", ["sections", "size"])
+def test_a_block_no_parse_may_start_inside_is_held_up_to_a_bound_then_refused(tool: str) -> None:
+    """A fence that never closes holds the rest of the document in one block: beyond
+    ``MAX_HELD_CHARS`` it is ``input_too_large`` naming its first line and the bound."""
+    text = "# A\n\ntext\n\n```\n" + "x\n" * (MAX_HELD_CHARS // 2 + 10)
+    pieces = [text[at : at + 1 << 20] for at in range(0, len(text), 1 << 20)]
+    stream = (
+        stream_markdown_sections(pieces, 6)
+        if tool == "sections"
+        else stream_markdown_size_chunk(pieces, Settings(100), 6)
+    )
+    with pytest.raises(InputTooLarge) as refused:
+        drained(stream)
+    assert refused.value.message == (
+        f"The block starting on line 5 is longer than {MAX_HELD_CHARS} characters, the most a Markdown tool holds at "
+        "once in the document flows."
+    )
