@@ -17,10 +17,10 @@ import pytest
 from benchmarks.markdown_comparison import table
 from scripts.template import ROOT, load_template, parameter_defaults
 from texttools.catalog import SERVICE_NAME, SERVICE_VERSION
-from texttools.documents import Defaults, Source, chunk_document
+from texttools.documents import Defaults, Source, chunk_document, document_lines
 from texttools.errors import ERROR_TABLE, REQUEST_REJECTED
 from texttools.graphemes import cluster_starts
-from texttools.registry import tool
+from texttools.registry import TOOL_IDS, tool
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -391,3 +391,42 @@ def test_a_bad_settings_error_object_is_what_documents_md_shows() -> None:
     for output in (required, default):
         message = json.loads(output.body)["error"]["message"]
         assert f'(`"{message}"`)' in " ".join(text.split()), message
+
+
+def test_the_last_json_lines_line_of_each_tool_is_one_documents_md_lists() -> None:
+    """docs/documents.md, "Documents of any size": the fields of each tool's last line."""
+    listed = " ".join(page("documents.md").split("3. the last line holds", 1)[1].split("\n\n", 1)[0].split())
+    for tool_id in TOOL_IDS:
+        example = tool(tool_id).descriptor.data["examples"][0]["input"]
+        metadata = {"tool": tool_id} | {name.replace("_", "-"): json.dumps(value) for name, value in
+                                        example.items() if name != "text"}  # fmt: skip
+        source = Source("bucket", "incoming/d.md", None, "etag", len(example["text"].encode()))
+        lines = b"".join(document_lines(source, [example["text"].encode()], metadata, Defaults())).splitlines()
+        fields = ", ".join(f'"{name}"' for name in json.loads(lines[-1]))
+        assert f"`{{{fields}}}`" in listed, (tool_id, fields)
+
+
+def test_the_cost_of_a_request_is_the_bench_tables_time_priced() -> None:
+    """docs/costs.md, "Per million API requests": the handler's time from docs/performance.md's
+    current table, times 7 at 256 MB, priced at arm64's GB-second, plus $4.00 a million (API
+    Gateway $3.50, Lambda's requests $0.20, logs $0.30)."""
+    current = page("performance.md").split("## The current table", 1)[1].split("\n\n| tool", 1)[1].split("\n\n")[0]
+    handler_ms: dict[str, float] = {}
+    for row in current.splitlines()[2:]:
+        label, _, handler = row.strip("| ").split(" | ")[:3]
+        handler_ms.setdefault(label.split()[0], float(handler))
+    costs = page("costs.md").split("## Per million API requests", 1)[1].split("\n\n| tool", 1)[1].split("\n\n")[0]
+    priced = 0
+    for row in costs.splitlines()[2:]:
+        label, took, billed, duration, total = row.strip("| ").split(" | ")
+        if not took.endswith(" ms") or not took[0].isdigit():
+            continue
+        milliseconds, billed_ms = float(took.removesuffix(" ms")), float(billed.removesuffix(" ms").replace(" ", ""))
+        cost = float(duration.removeprefix("$"))
+        assert abs(billed_ms - 7 * milliseconds) <= 1, row
+        assert abs(cost - billed_ms / 1000 * 0.25 * 0.0000133334 * 1_000_000) <= 0.006, row
+        assert abs(float(total.removeprefix("$")) - (cost + 4.00)) < 0.001, row
+        if "tokens" not in label:
+            assert abs(milliseconds - handler_ms[label.split()[0]]) <= 0.5, row
+            priced += 1
+    assert priced == len(TOOL_IDS)
