@@ -430,3 +430,12 @@ def test_the_cost_of_a_request_is_the_bench_tables_time_priced() -> None:
             assert abs(milliseconds - handler_ms[label.split()[0]]) <= 0.5, row
             priced += 1
     assert priced == len(TOOL_IDS)
+
+
+def test_the_readmes_count_limits_are_the_descriptors() -> None:
+    """README, "Errors": ``too_many_chunks`` at each tool's count limit."""
+    (row,) = [line for line in README.splitlines() if line.startswith("| 422 | `too_many_chunks` |")]
+    shown = {int(number.replace(" ", "")) for number in re.findall(r"\d[\d ]*\d", row.split(" | ")[2])}
+    counted = ("max_chunks", "max_paragraphs", "max_sections")
+    limits = [tool(tool_id).descriptor.data["limits"] for tool_id in TOOL_IDS]
+    assert shown == {value for each in limits for name, value in each.items() if name in counted}
