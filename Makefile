@@ -22,7 +22,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean check-node
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -37,12 +37,18 @@ $(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/cor
 	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt >&2
 	@touch $@
 
-# commonmark.js, the CommonMark spec's reference implementation in JavaScript: the Markdown fuzz
-# test's judge (tests only; nothing of it ships). Node.js and npm come with the machine.
-$(NODE_STAMP):
-	@command -v npm >/dev/null || { echo "npm not found: install Node.js (20 or newer) for the Markdown fuzz test's reference" >&2; exit 2; }
+# commonmark.js, the CommonMark spec's reference implementation in JavaScript: the Markdown tests'
+# judge (tests only; nothing of it ships), installed with the machine's Node.js and npm. Every target
+# that runs those tests checks for both first (check-node), in one line, before any long step, as
+# $(STAMP) does for Python 3.13; make serve and the other targets need neither.
+$(NODE_STAMP): | check-node
 	npm install --silent --no-audit --no-fund --no-save --prefix $(NODE_DIR) commonmark@0.31.2
 	@touch $@
+
+check-node:
+	@for tool in node npm; do command -v $$tool >/dev/null || { echo "$$tool not found: install Node.js 20 or \
+	newer with npm (your system's nodejs and npm packages, or nodejs.org): make $(MAKECMDGOALS) runs the Markdown \
+	tests' reference, commonmark.js, on it" >&2; exit 2; }; done
 
 $(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
 	@[ -x $(SCAN_VENV)/bin/python ] || $(PYTHON) -m venv $(SCAN_VENV)
@@ -70,22 +76,22 @@ validate: $(STAMP) ## sam validate --lint (cfn-lint included), the stack's templ
 scan: $(SCAN_STAMP) ## checkov over both templates (every finding fixed or suppressed with a reason)
 	$(CHECKOV) -f template.yaml -f examples/knowledge-base/template.yaml --framework cloudformation --compact --quiet --skip-download
 
-unit: $(STAMP) $(SCAN_STAMP) $(NODE_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
+unit: check-node $(STAMP) $(SCAN_STAMP) $(NODE_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
 	pytest
 
-test: lint typecheck validate unit ## Everything CI runs
+test: check-node lint typecheck validate unit ## Everything CI runs
 
-test-fast: $(STAMP) ## The unit tests alone (the pure core and the handlers in-process; seconds)
+test-fast: check-node $(STAMP) $(NODE_STAMP) ## The unit tests alone (the pure core and the handlers in-process; under a minute)
 	pytest tests/unit
 
-fuzz: $(STAMP) $(NODE_STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
+fuzz: check-node $(STAMP) $(NODE_STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/integration/test_fuzz.py tests/unit/test_size_chunk_properties.py \
 	  tests/unit/test_markdown_size_properties.py
 
 # mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
 # src/texttools (docs/development.md, "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
 # verdict when only the tests change.
-mutate: $(MUTATE_STAMP) $(NODE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
+mutate: check-node $(MUTATE_STAMP) $(NODE_STAMP) ## Mutation testing of src/core with mutmut ([tool.mutmut] in pyproject.toml)
 	@rm -rf $(MUTATE_DIR)/mutants && mkdir -p $(MUTATE_DIR)/src $(MUTATE_DIR)/mutants/src/texttools
 	@ln -sfn $(abspath src/core/texttools) $(MUTATE_DIR)/src/texttools
 	@ln -sfn $(abspath spec/seeds) $(MUTATE_DIR)/mutants/src/texttools/seeds  # mutmut copies no linked directory

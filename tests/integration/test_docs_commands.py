@@ -1,14 +1,111 @@
-"""The docs' shell lines that touch AWS work as pasted, against moto's S3 server."""
+"""The shell lines of the README and docs/ work as pasted: every curl line against make serve's API,
+answering what the page shows after it; those that touch AWS against moto's S3 server."""
 
+import json
 import os
 import re
+import shlex
 import subprocess
 import sys
+from typing import NamedTuple
 
+import pytest
+
+from scripts.serve import LOCAL_API_KEY
 from scripts.template import ROOT
-from tests.conftest import SampleS3
+from tests.conftest import TEST_API_KEY, SampleS3
 
 OPERATIONS = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+class Curl(NamedTuple):
+    page: str
+    command: str
+    shown: str | None
+    """The answer the page shows for it (in a comment on its line or on the comment lines under
+    it), ``...`` standing for what it leaves out; ``None`` where it shows none."""
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """A shell line and its comment (a ``#`` after a space, outside quotes)."""
+    for at in (match.start() for match in re.finditer(r"\s#", line)):
+        try:
+            shlex.split(line[:at])
+        except ValueError:  # inside quotes
+            continue
+        return line[:at].rstrip(), line[at:].strip().removeprefix("#").strip()
+    return line, ""
+
+
+def json_shown(comment: str) -> str | None:
+    """The JSON a comment starts with, up to its last bracket (prose may follow it)."""
+    if not comment.startswith(("{", "[")):
+        return None
+    depth, quoted, escaped = 0, False, False
+    for at, character in enumerate(comment):
+        if quoted:
+            escaped, quoted = (not escaped and character == "\\"), quoted and (escaped or character != '"')
+        elif character == '"':
+            quoted = True
+        elif character in "{[":
+            depth += 1
+        elif character in "}]":
+            depth -= 1
+            if depth == 0:
+                return comment[: at + 1]
+    raise AssertionError(f"unbalanced: {comment}")
+
+
+def documented_curls() -> list[Curl]:
+    found = []
+    for path in PAGES:
+        text = path.read_text(encoding="utf-8")
+        for block in re.findall(r"^```sh\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL):
+            lines = block.replace("\\\n", " ").splitlines()
+            for number, line in enumerate(lines):
+                if not line.lstrip().startswith("curl "):
+                    continue
+                command, comment = split_comment(line)
+                under = []
+                for following in lines[number + 1 :]:
+                    if not following.startswith("#"):
+                        break
+                    under.append(following.removeprefix("#").strip())
+                shown = json_shown(comment) or json_shown("".join(under))
+                found.append(Curl(path.relative_to(ROOT).as_posix(), command, shown))
+    return found
+
+
+CURLS = documented_curls()
+
+
+def matches(shown: str, answer: str) -> bool:
+    """Whether ``answer`` is ``shown`` with each ``...`` standing for any text."""
+    return re.fullmatch(".*?".join(map(re.escape, shown.split("..."))), answer, flags=re.DOTALL) is not None
+
+
+def test_the_docs_have_curl_lines_and_show_their_answers() -> None:
+    pages = {curl.page for curl in CURLS}
+    assert {"README.md", "docs/mcp.md", "docs/size-chunking.md", "docs/markdown-size.md"} <= pages
+    shown = [curl for curl in CURLS if curl.shown]
+    assert {curl.page for curl in shown} >= {"README.md", "docs/mcp.md"}
+    assert matches('{"a":1,...}', '{"a":1,"b":[2]}')
+    assert not matches('{"a":1,...}', '{"a":2,"b":[2]}')
+
+
+@pytest.mark.parametrize("curl", CURLS, ids=lambda curl: f"{curl.page}:{curl.command[-60:]}")
+def test_each_documented_curl_line_answers_200_and_what_the_page_shows(curl: Curl, base_url: str) -> None:
+    # The docs' base is make serve's (localhost:3000 or $BASE) and its key local-key ($KEY).
+    line = curl.command.replace("$BASE", base_url).replace("localhost:3000", base_url)
+    line = line.replace("$KEY", LOCAL_API_KEY).replace(LOCAL_API_KEY, TEST_API_KEY)
+    result = subprocess.run([*shlex.split(line), "-s", "-w", "\n%{http_code}"], capture_output=True, text=True,
+                            check=True, timeout=30)  # fmt: skip
+    body, status = result.stdout.rsplit("\n", 1)
+    assert status == "200", body
+    assert "error" not in json.loads(body)
+    if curl.shown is not None:
+        assert matches(curl.shown, body), f"{curl.page} shows {curl.shown}\nthe answer is {body}"
 
 
 def section_commands(text: str, heading: str) -> list[str]:

@@ -160,7 +160,7 @@ def test_an_event_that_cannot_be_read_is_a_usage_error(event: str, reason: str) 
 
 
 def test_make_sample_documents_writes_what_each_printed_invoke_reads(flow: LocalS3Flow) -> None:
-    """The README's loop: ``make sample-documents``, then the ``make invoke`` lines it prints for
+    """docs/local.md's loop: ``make sample-documents``, then the ``make invoke`` lines it prints for
     the document functions, each ending as its sample says (a failing file exits 1 and names its
     error code)."""
     shell = {**SHELL, **CREDENTIALS}

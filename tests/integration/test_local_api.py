@@ -476,7 +476,7 @@ def test_responses_are_compressed_as_the_templates_minimum_compression_size_says
     assert len(small[2]) < minimum
     assert "Content-Encoding" not in small[1]
     assert json.loads(small[2])["paragraph_count"] == 1
-    gzipped = {"x-api-key": TEST_API_KEY, "Content-Encoding": "gzip"}  # passed on as it came (README)
+    gzipped = {"x-api-key": TEST_API_KEY, "Content-Encoding": "gzip"}  # passed on as it came (docs/local.md)
     status, _, raw = call(base_url + PARAGRAPHS, gzip.compress(body), headers=gzipped)
     assert (status, json.loads(raw)["error"]["code"]) == (400, "invalid_input")
 
@@ -504,7 +504,7 @@ def test_a_cors_preflight_is_refused_like_any_other_method(base_url: str, key: s
     preflight = {"x-api-key": key, "Origin": "https://example.com", "Access-Control-Request-Method": "POST"}
     status, headers, raw = call(base_url + PARAGRAPHS, method="OPTIONS", content_type=None, headers=preflight)
     assert (status, json.loads(raw)["error"]["code"]) == expected
-    assert not [name for name in headers if name.lower().startswith("access-control-")]  # README: no CORS
+    assert not [name for name in headers if name.lower().startswith("access-control-")]  # docs/decisions.md: no CORS
 
 
 @pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"X-Api-Key": TEST_API_KEY + "x"}])

@@ -2,6 +2,7 @@
 result object, and a document that both paths handle ends identical."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -60,6 +61,8 @@ def test_make_backfill_leaves_every_document_with_one_result(flow: LocalS3Flow) 
     summary = result.stdout.splitlines()[-1]
     assert summary.startswith(f"done: {DOCUMENTS + 3} documents (invalid_input 1, ok {DOCUMENTS + 1}, skipped 1)")
     assert summary.endswith("0 batches failed after their retries")
+    documented = re.findall(r"^# (done: .*)$", (ROOT / "docs" / "documents.md").read_text(encoding="utf-8"), re.M)
+    assert [re.sub(r"\d+(?:\.\d+)?", "N", line) for line in documented] == [re.sub(r"\d+(?:\.\d+)?", "N", summary)]
     # Each document was handled once by its event and once by the backfill: two versions, the same bytes.
     after = settled(s3, bucket, DOCUMENTS + 2, versions=2)
     assert sorted(after) == sorted([*by_events, "chunks/batch/both paths.txt.json"])

@@ -3,6 +3,9 @@ against ``make serve``'s ``/mcp``: the handshake, the tool list with its schemas
 every descriptor example, with the SDK checking each result against the tool's outputSchema."""
 
 import json
+import re
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from typing import Any
@@ -14,6 +17,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from scripts.template import ROOT
 from tests.conftest import TEST_API_KEY, descriptor
 from texttools.registry import TOOL_IDS
 
@@ -88,3 +92,21 @@ def test_without_the_api_key_the_gateway_refuses_before_mcp(base_url: str) -> No
     with pytest.raises(ExceptionGroup) as failed:
         session_run(base_url, lambda session: anyio.sleep(0), api_key="wrong")
     assert failed.group_contains(MCPError, match="error response", depth=2)
+
+
+def test_the_python_example_of_docs_mcp_md_runs_as_written_and_prints_what_it_shows(base_url: str) -> None:
+    """docs/mcp.md, "Connecting a client": the block as it is, ``make serve``'s URL and key made
+    this test's; what it prints is what the comments under it show (``...``: the rest)."""
+    page = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"^```python\n(.*?)^```$", page, flags=re.MULTILINE | re.DOTALL)
+    assert '"x-api-key": "local-key"' in block
+    assert '"http://127.0.0.1:3000/mcp"' in block
+    code = block.replace("local-key", TEST_API_KEY).replace("http://127.0.0.1:3000", base_url)
+    shown = [line.removeprefix("# ") for line in block.splitlines() if line.startswith("# ")]
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
+    assert result.returncode == 0, result.stderr
+    printed = result.stdout.splitlines()
+    assert len(printed) == len(shown) == 2
+    for line, expected in zip(printed, shown, strict=True):
+        pattern = ".*?".join(map(re.escape, expected.split("...")))
+        assert re.fullmatch(pattern, line), (expected, line)

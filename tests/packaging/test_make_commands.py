@@ -41,16 +41,65 @@ def test_make_bench_writes_its_results_where_no_tracked_file_changes() -> None:
     assert (ignored.returncode, tracked.returncode) == (0, 1)
 
 
+def fresh_clone(where: Path) -> Path:
+    """The files the install steps read, in a directory of their own: nothing installed yet."""
+    where.mkdir(exist_ok=True)
+    for name in ("Makefile", "requirements-dev.txt", "constraints.txt"):
+        shutil.copy(ROOT / name, where / name)
+    (where / "src" / "core").mkdir(parents=True)
+    for name in ("requirements.txt", "constraints.txt"):
+        shutil.copy(ROOT / "src" / "core" / name, where / "src" / "core" / name)
+    return where
+
+
 def test_without_python_3_13_make_says_what_to_install_or_name(tmp_path: Path) -> None:
     """docs/local.md, "Troubleshooting": not make's "Error 127" but what to do."""
-    for name in ("Makefile", "requirements-dev.txt", "constraints.txt"):
-        shutil.copy(ROOT / name, tmp_path / name)
-    (tmp_path / "src" / "core").mkdir(parents=True)
-    for name in ("requirements.txt", "constraints.txt"):
-        shutil.copy(ROOT / "src" / "core" / name, tmp_path / "src" / "core" / name)
+    fresh_clone(tmp_path)
     result = subprocess.run(["make", "serve", "PYTHON=python3.13-not-here"], cwd=tmp_path, capture_output=True,
                             text=True, check=False, timeout=60)  # fmt: skip
     assert result.returncode == 2
     assert "python3.13-not-here not found: install Python 3.13" in result.stderr
     assert "make serve PYTHON=/path/to/python3.13" in result.stderr
     assert not (tmp_path / ".venv").exists()
+
+
+def machine_without(tmp_path: Path, *missing: str) -> dict[str, str]:
+    """An environment whose ``PATH`` holds what the Makefile calls on its own (``uname``, and
+    ``node`` and ``npm`` but those ``missing``), and nothing else: no Python, no Node.js."""
+    tools = tmp_path / "bin"
+    tools.mkdir(parents=True)
+    for name in ("uname", "node", "npm"):
+        if name not in missing:
+            (tools / name).symlink_to(shutil.which(name) or "/bin/true")
+    return {"PATH": str(tools), "HOME": str(tmp_path)}
+
+
+def test_without_node_or_npm_the_tests_say_what_to_install_before_anything_else(tmp_path: Path) -> None:
+    """issue 56: commonmark.js, the Markdown tests' judge, runs on Node.js; without it make said
+    nothing until a test failed late. Now each target that runs those tests says so at once, in
+    one line, before installing anything, and docs/local.md's "Troubleshooting" has the line."""
+    clone = fresh_clone(tmp_path / "clone")
+    make = shutil.which("make") or "make"
+    for missing, goals in (("node", ("test", "test-fast", "unit", "fuzz", "mutate")), ("npm", ("test",))):
+        environment = machine_without(tmp_path / missing, missing)
+        for goal in goals:
+            result = subprocess.run([make, goal], cwd=clone, env=environment, capture_output=True, text=True,
+                                    check=False, timeout=60)  # fmt: skip
+            assert result.returncode == 2, result.stderr
+            said = result.stderr.splitlines()[0]
+            assert said.startswith(f"{missing} not found: install Node.js 20 or newer with npm ("), said
+            assert said.endswith(f"): make {goal} runs the Markdown tests' reference, commonmark.js, on it")
+    assert sorted(path.name for path in clone.iterdir()) == ["Makefile", "constraints.txt", "requirements-dev.txt",
+                                                             "src"]  # fmt: skip
+    troubleshooting = (ROOT / "docs" / "local.md").read_text(encoding="utf-8").split("## Troubleshooting", 1)[1]
+    assert "| `node not found: install Node.js 20 or newer with npm ...`" in troubleshooting
+
+
+def test_make_serve_needs_no_node(tmp_path: Path) -> None:
+    """Without Node.js, make serve goes on to its own check, Python 3.13's."""
+    clone = fresh_clone(tmp_path / "clone")
+    result = subprocess.run([shutil.which("make") or "make", "serve", "PYTHON=python3.13-not-here"], cwd=clone,
+                            env=machine_without(tmp_path, "node", "npm"), capture_output=True, text=True,
+                            check=False, timeout=60)  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith("python3.13-not-here not found: install Python 3.13")

@@ -5,6 +5,7 @@ paths besides the standard library: nothing from the source tree or the dev envi
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -95,6 +96,17 @@ def test_the_layer_holds_both_architectures_extension_modules(build_dir: Path) -
     assert {"orjson/orjson.cpython-313", "pydantic_core/_pydantic_core.cpython-313"} <= per_arch["x86_64"]
     assert per_arch["x86_64"] == per_arch["aarch64"]
     assert len(extensions) == 2 * len(per_arch["x86_64"])  # none that only one architecture could load
+    # docs/performance.md, "Bytecode": which packages they are, and what the second architecture costs
+    said = " ".join((ROOT / "docs" / "performance.md").read_text(encoding="utf-8").split())
+    said = said.split("the layer carries the extension modules of both (", 1)[1]
+    assert set(re.findall(r"([\w-]+)'s", said.split(" as ", 1)[0])) == {
+        name.split("/")[0].replace("_", "-") for name in per_arch["x86_64"]
+    }
+    total, second = map(int, re.findall(r"(\d+) MB unzipped, (\d+) MB of it the second architecture's", said)[0])
+    sizes = [path.stat().st_size for path in layer.rglob("*") if path.is_file()]
+    second_sizes = [path.stat().st_size for path in layer.rglob("*-aarch64-linux-gnu.so")]
+    assert abs(sum(sizes) / 1e6 - total) <= 0.1 * total, sum(sizes)
+    assert abs(sum(second_sizes) / 1e6 - second) <= 0.1 * second, sum(second_sizes)
 
 
 COMPILED_FROM_SOURCE = """

@@ -415,7 +415,7 @@ def test_snapstart_is_an_option_off_by_default() -> None:
 
 
 def test_responses_of_1_kib_or_more_are_compressed_for_callers_that_ask() -> None:
-    # A literal, which the README's "Response compression" states; make serve reads it from here.
+    # A literal, which docs/performance.md's "Response compression" states; make serve reads it from here.
     assert TEMPLATE["Resources"]["TextToolsApi"]["Properties"]["MinimumCompressionSize"] == 1024
     api = next(r for r in deployed()["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi")
     assert api["Properties"]["MinimumCompressionSize"] == 1024  # through both transforms unchanged

@@ -18,7 +18,7 @@ import orjson
 from .errors import InvalidInput
 
 BOM = "\ufeff"
-"""Dropped from the start of a request body or an S3 document, as text (API.md; README)."""
+"""Dropped from the start of a request body or an S3 document, as text (API.md; docs/decisions.md)."""
 
 
 class _NotJSONNumber(ValueError):
