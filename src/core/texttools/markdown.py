@@ -12,8 +12,9 @@ from CommonMark 0.31.2 (docs/markdown.md lists them, each with the spec's rule a
   line, an ATX or setext heading, a list item, a link reference definition or an HTML tag asks
   for, where pulldown-cmark takes them for spaces, and DEL is no more allowed in a link
   destination than the other ASCII control characters (``with_spec_whitespace``);
-- a closing code fence may be followed by tabs, where pulldown-cmark allows only spaces, and a tab
-  that takes a block quote marker's indentation to four columns makes it no marker (the same).
+- a closing code fence may be followed by tabs, where pulldown-cmark allows only spaces; a tab
+  ends an unquoted HTML attribute value, which pulldown-cmark runs on; and a tab that takes a
+  block quote marker's indentation to four columns makes it no marker (the same).
 
 The parser reads a normalised copy of the text (line endings as LF, U+0000 as U+FFFD, as
 CommonMark parses, and the corrections); that copy has the same lines as the text, so what the
@@ -38,7 +39,7 @@ _RAW_OPENING_LINE = re.compile(
 """A line at the margin that opens an HTML block of type 1."""
 _AS_SOH = bytes.maketrans(b"\v\f\x7f", b"\x01\x01\x01")
 """VT, FF and DEL as U+0001, an ASCII control character that pulldown-cmark reads as CommonMark
-reads all four (``with_spec_whitespace``)."""
+reads it and them (``with_spec_whitespace``)."""
 _FENCE_TRAILING_TABS = (
     re.compile(rb"```[ \t]*\t[ \t]*$", re.MULTILINE),
     re.compile(rb"~~~[ \t]*\t[ \t]*$", re.MULTILINE),
@@ -49,8 +50,9 @@ _TAG_TABS = re.compile(rb"<[A-Za-z/][^<>\n\t]*\t[^<>\n]*")
 """An HTML tag's start (or any ``<`` then a letter or ``/``) with a tab, to the tag's end or the line's."""
 _TAB_BEFORE_MARKER = re.compile(rb"\t[ \t]*>")
 """A tab, then maybe more spaces and tabs, then ``>`` (a tab first: searched at C speed)."""
-_MARKER_INDENTATION = re.compile(rb"^[ \t>*+\-0-9.)]*\t[ \t]*>", re.MULTILINE)
-"""A line's start up to such a ``>``, of indentation and container markers only (one column each)."""
+_MARKER_INDENTATION = re.compile(rb"\n[ \t>*+\-0-9.)]*\t[ \t]*>")
+"""A line's start up to such a ``>``, of indentation and container markers only (one column each),
+after the newline before it (a literal first: searched at C speed)."""
 _CORRECTION_ROUNDS = 4
 """Parses at most, so that no input costs more than a few linear parses (a corrected block can
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
@@ -152,12 +154,12 @@ def with_spec_whitespace(source: bytes) -> bytes:
       block structure knows only those two: "A line containing no characters, or a line
       containing only spaces (U+0020) or tabs (U+0009), is called a blank line", "The opening
       sequence of # characters must be followed by spaces or tabs, or by the end of line", a
-      setext underline or a closing fence "may be followed only by spaces or tabs", a list marker
-      is "followed by at least one space or tab". So ``##\vvt`` and ``#\fb`` are paragraphs,
+      setext underline "may have trailing spaces or tabs", "at least one space or tab is needed
+      between the list marker and any following content". So ``##\vvt`` and ``#\fb`` are paragraphs,
       ``    \f`` is an indented code block and ``=\v`` underlines nothing. It lets DEL into a link
       destination, which "does not include ASCII control characters" (U+0000-U+001F and U+007F),
-      so ``[o]: \x7f/u`` defines nothing. The spec reads U+0001 as these four: an ordinary
-      character but in a link destination, as pulldown-cmark does. The layer follows the spec's
+      so ``[o]: \x7f/u`` defines nothing. The spec reads U+0001 as it reads these three (an ordinary
+      character, but in a link destination), and so does pulldown-cmark. The layer follows the spec's
       text also where the reference implementations (cmark, commonmark.js, markdown-it) read VT
       and FF as whitespace: in an HTML tag (``<div\v``, which the descriptor leaves unspecified)
       and a link label (``[\v]: /u`` defines ``\v``), so that every position has one rule.
@@ -186,9 +188,10 @@ def with_spec_whitespace(source: bytes) -> bytes:
     for fence_tabs in _FENCE_TRAILING_TABS:
         source = fence_tabs.sub(lambda fence: fence[0][:3] + fence[0][3:].replace(b"\t", b" "), source)
     source = _TAG_TABS.sub(lambda tag: tag[0].replace(b"\t", b" "), source)
-    if _TAB_BEFORE_MARKER.search(source) is None:  # no tab before a ">": no line-anchored search
+    if _TAB_BEFORE_MARKER.search(source) is None:  # no tab before a ">": no search from every line
         return source
-    return _MARKER_INDENTATION.sub(lambda line_start: line_start[0].expandtabs(4), source)
+    lines = _MARKER_INDENTATION.sub(lambda line: b"\n" + line[0][1:].expandtabs(4), b"\n" + source)
+    return lines[1:]  # the first line's start found after a newline too
 
 
 def with_raw_blocks_closed(source: bytes, raw_blocks: list[ByteRange]) -> bytes:
