@@ -40,6 +40,11 @@ _RAW_OPENING_LINE = re.compile(
 _AS_SOH = bytes.maketrans(b"\v\f\x7f", b"\x01\x01\x01")
 """VT, FF and DEL as U+0001, an ASCII control character that pulldown-cmark reads as CommonMark
 reads it and them (``with_spec_whitespace``)."""
+_TAB_ENDING_A_LINE_OR_BEFORE_A_MARKER = re.compile(rb"\t[ \t]*(?:$|>)", re.MULTILINE)
+"""A tab among the spaces and tabs that end a line or come before a ``>`` (one search for the two
+corrections that need one; a tab first: searched at C speed)."""
+_TAB_ENDING_A_LINE = re.compile(rb"\t[ \t]*$", re.MULTILINE)
+"""A tab among the spaces and tabs that end a line."""
 _FENCE_TRAILING_TABS = (
     re.compile(rb"```[ \t]*\t[ \t]*$", re.MULTILINE),
     re.compile(rb"~~~[ \t]*\t[ \t]*$", re.MULTILINE),
@@ -185,9 +190,12 @@ def with_spec_whitespace(source: bytes) -> bytes:
         source = source.translate(_AS_SOH)
     if b"\t" not in source:  # the rest is about tabs
         return source
-    for fence_tabs in _FENCE_TRAILING_TABS:
-        source = fence_tabs.sub(lambda fence: fence[0][:3] + fence[0][3:].replace(b"\t", b" "), source)
     source = _TAG_TABS.sub(lambda tag: tag[0].replace(b"\t", b" "), source)
+    if _TAB_ENDING_A_LINE_OR_BEFORE_A_MARKER.search(source) is None:  # most text with tabs: no more searches
+        return source
+    if _TAB_ENDING_A_LINE.search(source) is not None:
+        for fence_tabs in _FENCE_TRAILING_TABS:
+            source = fence_tabs.sub(lambda fence: fence[0][:3] + fence[0][3:].replace(b"\t", b" "), source)
     if _TAB_BEFORE_MARKER.search(source) is None:  # no tab before a ">": no search from every line
         return source
     lines = _MARKER_INDENTATION.sub(lambda line: b"\n" + line[0][1:].expandtabs(4), b"\n" + source)
