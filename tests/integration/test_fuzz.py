@@ -9,6 +9,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from random import Random
 from typing import Any
 
 import boto3
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 from moto import mock_aws
 
 from scripts.lambda_events import LOCAL_REGION, LocalContext, api_event, s3_event
-from tests.conftest import CommonmarkBlocks, api_handler
+from tests.conftest import CommonmarkBlocks, api_handler, commonmark_js_batch, spec_faithful
+from tests.unit.test_size_chunk_properties import boundaries
 from texttools.registry import TOOL_IDS, tools
 
 EXAMPLES = int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "150"))
@@ -224,3 +226,92 @@ def test_markdown_headings_are_commonmark_js_s_and_the_sections_the_reference_s(
     assert [(heading.level, heading.line + heading.lines) for heading in ours] == commonmark_js(text).headings
     found = [(heading.line, heading.lines, heading.level, heading.setext) for heading in ours]
     assert markdown_sections_chunk(text) == reference.markdown_sections(text, found)
+
+
+# --- every character: both Markdown tools' block structure judged by commonmark.js -----------------
+
+CONTROL_DOCUMENTS = max(2_000, 4 * EXAMPLES)
+"""2 000 documents in make test, 20 000 in make fuzz (judged in one commonmark.js process)."""
+ALPHABET = (
+    "".join(map(chr, range(0x20))) + "\x7f"  # every C0 control (tab, LF, VT, FF and CR among them) and DEL
+    + " \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"  # White_Space
+    + "\u200b\u200c\u200d\u2060\u180e\ufeff"  # zero-width characters, U+180E (White_Space until Unicode 6.3), BOM
+)  # fmt: skip
+SLOT = "\u2022"
+"""Where a template line takes one to three characters of the alphabet."""
+TEMPLATES = [
+    # after the opening #s, around the content and the closing sequence
+    "#•", "#•x", "##•", "###### •", "#######•", "#•#", "# x•#", "# x #•", "•# x", " •# x",
+    # in, around and after fence markers and info strings; closing fences
+    "```•", "~~~•", "````•", "•```", "•~~~", "  •```", "``•`", "~~•~", "```•info", "``` info•", "```•`", "```x•`",
+    "~~~ x•~", "```•\t", "~~~\t•",
+    # setext underlines and thematic breaks, before and after
+    "=•", "==•", "===•", "•===", "-•", "--•", "---•", "•---", "-•-", "=•=", "- -•-", "*•**", "***•", "_•__",
+    # indentation and blank-looking lines
+    "•", "••", " •", "•\t", "•    code", "•\tx", "\t•x", "    •", "   •", " •x", "• x", "x•", "a•b",
+    # after list and block quote markers
+    "-•item", "- •x", "-•", "- •", "1.•x", "1)•", "1. •", "*•", "+•x", "-•# x", "- •```", ">•x", "> •# q", ">•",
+    "•> x", ">•```", "> - •", "- > •",
+    # HTML block openers and end markers of every type
+    "<div•", "<div•>", "</div•>", "<DIV•", "•<div>", "<pre•", "<pre•>", "</pre•>", "<script•>", "</script•>",
+    "<style•", "</style•>", "<textarea•>", "</textarea•>", "<!--•", "•-->", "--•>", "-->•", "<?•", "•?>", "?•>",
+    "<!•X", "<!X•", "•>", "<![CDATA[•", "]]•>", "•]]>", "<g•>", "<g •x>", "<g x=•y>", "<g x•=y>", "<g x='•'>",
+    "<g>•", "<a•/>", "<g/•>", "<•div>", "</•pre>", "</g•>", "</g>•",
+    # link reference definitions, which can make a setext underline a paragraph
+    "[ref]:•/url", "[ref]: •/url", "[r•]: /u", "[•]: /u", "[ref]: /url•'t'", "[ref]: /url•", "[ref]: /url '•'",
+    "•[ref]: /u", "[o]:•", "[o]:l•", "[o]:\t•",
+]  # fmt: skip
+
+
+def control_line(random: Random) -> str:
+    if random.random() < 0.4:
+        return random.choice(MARKDOWN_LINES)
+    line = random.choice(TEMPLATES)
+    while SLOT in line:
+        line = line.replace(SLOT, "".join(random.choices(ALPHABET, k=random.choice((1, 1, 1, 2, 3)))), 1)
+    return line
+
+
+def control_document(random: Random) -> str:
+    """One to twelve lines, each a template with characters of the alphabet in its slots or a line
+    of the other fuzz test, with LF, CRLF or CR endings (the alphabet's own may add lines)."""
+    lines = [control_line(random) for _ in range(random.randint(1, 12))]
+    return "".join(line + random.choice(["\n", "\n", "\r\n", "\r"]) for line in lines)
+
+
+def test_the_alphabet_holds_every_unicode_space() -> None:
+    """Python's ``str.isspace`` holds every ``White_Space`` character (and U+001C-U+001F)."""
+    assert {character for character in map(chr, range(0x110000)) if character.isspace()} <= set(ALPHABET)
+
+
+def test_markdown_block_structure_is_commonmark_s_on_every_character() -> None:
+    """On documents dense in control characters and Unicode whitespace, every top-level heading
+    (level and last line) and every code and HTML block (first and last line, at any depth) is
+    commonmark.js's (judging the spec-faithful copy), and no other; then both tools' answers are
+    their references' for those blocks (tests/reference.py; the size tool's, the slower, on one
+    document in ten, at a size that cuts)."""
+    from tests import reference
+    from texttools.markdown import block_structure
+    from texttools.size_chunks import Settings
+    from texttools.tools.markdown_sections_chunk import markdown_sections_chunk
+    from texttools.tools.markdown_size_chunk import markdown_size_chunk
+
+    drawn = Random(55)  # noqa: S311 (test documents, the same ones each run)
+    texts = [control_document(drawn) for _ in range(CONTROL_DOCUMENTS)]
+    judged = commonmark_js_batch([spec_faithful(text) for text in texts])
+    differing = []
+    for number, (text, blocks) in enumerate(zip(texts, judged, strict=True)):
+        ours = block_structure(text)
+        last_line = len(reference.commonmark_lines(text)) - 1  # commonmark.js may count a line after the last ending
+        literals = [(first - 1, min(last - 1, last_line)) for first, last in blocks.literals]
+        headings = [(heading.level, heading.line + heading.lines) for heading in ours.headings]
+        if (headings, ours.literals) != (blocks.headings, literals):
+            differing.append(text)
+            continue
+        found = [(heading.line, heading.lines, heading.level, heading.setext) for heading in ours.headings]
+        assert markdown_sections_chunk(text) == reference.markdown_sections(text, found), text
+        if number % 10 == 0:
+            output = markdown_size_chunk(text, Settings(12, 0, 0), 6, None)
+            chunks = [(c["start"], c["end"], c["cut"], c.get("tokens"), c["headings"]) for c in output["chunks"]]
+            assert chunks == reference.markdown_size_chunk(text, boundaries(text), found, literals, 12), text
+    assert not differing, f"{len(differing)} of {len(texts)} differ, shortest first: {sorted(differing, key=len)[:8]}"

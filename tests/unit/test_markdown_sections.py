@@ -117,6 +117,34 @@ def test_headings_as_the_commonmark_reference_implementations_find_them(text: st
     assert outline(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # VT and FF are no spaces for CommonMark: not after the #s, not in a blank line, not after
+        # a setext underline or a list marker (issue 55; pulldown-cmark took them for spaces).
+        ("##\vvt\n", [(0, None, [], "##\vvt")]),
+        ("#\fb\n", [(0, None, [], "#\fb")]),
+        ("a\n=\v\n# h", [(0, None, [], "a\n=\v"), (1, "h", [], "# h")]),
+        ("\f\n=\n", [(1, "\f", [], "\f\n=")]),
+        ("<div>\n\f\n# h", [(0, None, [], "<div>\n\f\n# h")]),
+        ("    \f\n# h", [(0, None, [], "    \f"), (1, "h", [], "# h")]),
+        ("- \v\nb\n===", [(0, None, [], "- \v\nb\n===")]),
+        ("[o]:\v/u\n===", [(1, "[o]:\v/u", [], "[o]:\v/u\n===")]),
+        ("[\v]: /u\n===", [(0, None, [], "[\v]: /u\n===")]),
+        ("<pre\v\n# h", [(0, None, [], "<pre\v"), (1, "h", [], "# h")]),
+        # DEL is an ASCII control character, which no link destination holds.
+        ("[o]: \x7f/u\n===", [(1, "[o]: \x7f/u", [], "[o]: \x7f/u\n===")]),
+        # Tabs: after a closing fence, in an HTML tag, before a block quote marker.
+        ("```\n# x\n```\t\n# h", [(0, None, [], "```\n# x\n```\t"), (1, "h", [], "# h")]),
+        ("<g x=a\t\x85y>\n# h", [(0, None, [], "<g x=a\t\x85y>"), (1, "h", [], "# h")]),
+        ("> # q\n\t>\n# h", [(0, None, [], "> # q\n\t>"), (1, "h", [], "# h")]),
+    ],
+)  # fmt: skip
+def test_control_characters_and_tabs_are_read_as_commonmark_reads_them(text: str, expected: Any) -> None:
+    """Each divergence that the fuzz test on every character found (docs/markdown.md lists them)."""
+    assert outline(text) == expected
+
+
 def test_a_setext_heading_after_link_reference_definitions_starts_after_them() -> None:
     """Spec example 215, pinned: the section starts on the heading's first content line (line 2),
     not on the definitions' first line, where commonmark.js's source position puts it."""

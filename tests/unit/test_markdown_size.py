@@ -37,6 +37,16 @@ def paths(text: str, **fields: Any) -> list[tuple[str, list[str]]]:
 # Everything text-size-chunk defines holds
 
 
+@pytest.mark.parametrize("opening", ["##\v", "#\f"])
+def test_a_vt_or_ff_after_the_opening_sequence_makes_no_heading(opening: str) -> None:
+    """CommonMark asks for a space, a tab or the line's end after the #s; pulldown-cmark took VT
+    and FF for spaces, so the chunk before them was cut at section-2 with a path (issue 55)."""
+    text = f"Intro line.\n\n{opening}vt\n\nSome text."
+    assert paths(text, max_chars=14) == [("Intro line.", []), (f"{opening}vt", []), ("Some text.", [])]
+    assert [cut for _, cut in chunk(text, max_chars=14)] == ["paragraph", "paragraph", "end"]
+    assert paths(text.replace(opening, "## "), max_chars=14)[1] == ("## vt\n\nSome", ["vt"])  # with a space: one
+
+
 @settings(max_examples=200, deadline=None)
 @given(texts, st.integers(1, 20), st.integers(0, 19), st.integers(0, 20))
 def test_text_with_no_markdown_block_is_chunked_as_text_size_chunk_does(

@@ -2,14 +2,24 @@
 their content and heading paths) and literal blocks (code and HTML blocks, at any depth).
 
 One parse serves both Markdown tools, so a heading that one finds, the other finds. The parser is
-pulldown-cmark's (Rust, linear in time, through pyromark), with one correction where it parts from
-the CommonMark reference implementations (cmark, commonmark.js): an HTML block opened by ``<pre``,
-``<script``, ``<style`` or ``<textarea`` ends at the first line holding any of their four end
-tags, in any case (spec 4.6), where pulldown-cmark waits for the one that matches, in lower case
-(docs/markdown.md). The parser reads a normalised copy of the text (line endings as LF, U+0000 as
-U+FFFD, as CommonMark parses); that copy has the same lines as the text, so what the tools answer
-(offsets, lines, heading contents) is read from the text itself by line number, with the line
-rules of the other tools. Only the Markdown tools import this module (and pyromark with it).
+pulldown-cmark's (Rust, linear in time, through pyromark), with corrections where it parts
+from CommonMark 0.31.2 (docs/markdown.md lists them, each with the spec's rule and an example):
+
+- an HTML block opened by ``<pre``, ``<script``, ``<style`` or ``<textarea`` ends at the first
+  line holding any of their four end tags, in any case (spec 4.6), where pulldown-cmark waits for
+  the one that matches, in lower case (``with_raw_blocks_closed``);
+- a vertical tab or a form feed is an ordinary character, never the space or tab that a blank
+  line, an ATX or setext heading, a list item, a link reference definition or an HTML tag asks
+  for, where pulldown-cmark takes them for spaces, and DEL is no more allowed in a link
+  destination than the other ASCII control characters (``with_spec_whitespace``);
+- a closing code fence may be followed by tabs, where pulldown-cmark allows only spaces; a tab
+  ends an unquoted HTML attribute value, which pulldown-cmark runs on; and a tab that takes a
+  block quote marker's indentation to four columns makes it no marker (the same).
+
+The parser reads a normalised copy of the text (line endings as LF, U+0000 as U+FFFD, as
+CommonMark parses, and the corrections); that copy has the same lines as the text, so what the
+tools answer (offsets, lines, heading contents) is read from the text itself by line number, with
+the line rules of the other tools. Only the Markdown tools import this module (and pyromark with it).
 """
 
 import re
@@ -33,6 +43,27 @@ _RAW_OPENING_LINE = re.compile(
     rb"^ {0,3}(?=<(?:pre|script|style|textarea)(?:[ \t\n>]|$))", re.IGNORECASE | re.MULTILINE
 )
 """A line at the margin that opens an HTML block of type 1."""
+_AS_SOH = bytes.maketrans(b"\v\f\x7f", b"\x01\x01\x01")
+"""VT, FF and DEL as U+0001, an ASCII control character that pulldown-cmark reads as CommonMark
+reads it and them (``with_spec_whitespace``)."""
+_TAB_ENDING_A_LINE_OR_BEFORE_A_MARKER = re.compile(rb"\t[ \t]*(?:$|>)", re.MULTILINE)
+"""A tab among the spaces and tabs that end a line or come before a ``>`` (one search for the two
+corrections that need one; a tab first: searched at C speed)."""
+_TAB_ENDING_A_LINE = re.compile(rb"\t[ \t]*$", re.MULTILINE)
+"""A tab among the spaces and tabs that end a line."""
+_FENCE_TRAILING_TABS = (
+    re.compile(rb"```[ \t]*\t[ \t]*$", re.MULTILINE),
+    re.compile(rb"~~~[ \t]*\t[ \t]*$", re.MULTILINE),
+)
+"""Three backticks or tildes, then spaces and tabs (a tab among them) to the line's end; two
+patterns, so that each is searched for its literal start at C speed."""
+_TAG_TABS = re.compile(rb"<[A-Za-z/][^<>\n\t]*\t[^<>\n]*")
+"""An HTML tag's start (or any ``<`` then a letter or ``/``) with a tab, to the tag's end or the line's."""
+_TAB_BEFORE_MARKER = re.compile(rb"\t[ \t]*>")
+"""A tab, then maybe more spaces and tabs, then ``>`` (a tab first: searched at C speed)."""
+_MARKER_INDENTATION = re.compile(rb"\n[ \t>*+\-0-9.)]*\t[ \t]*>")
+"""A line's start up to such a ``>``, of indentation and container markers only (one column each),
+after the newline before it (a literal first: searched at C speed)."""
 _CORRECTION_ROUNDS = 4
 """Parses at most, so that no input costs more than a few linear parses (a corrected block can
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
@@ -84,6 +115,7 @@ def block_structure(text: str, restarts: bool = False) -> Blocks:
     normalised text (lines as in ``text``; U+0000 replaced, for parsing only), and with
     ``restarts`` the lines where a parse may start again (a document read in windows)."""
     source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").encode()
+    source = with_spec_whitespace(source)
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
         headings, raw_blocks, code_blocks = parsed(source, every_block)
@@ -173,6 +205,59 @@ def parsed(
         elif not _CONTAINERS.isdisjoint(opened):
             open_until = max(open_until, where["end"])
     return headings, raw_blocks, code_blocks
+
+
+def with_spec_whitespace(source: bytes) -> bytes:
+    r"""``source`` with the characters that pulldown-cmark reads otherwise than CommonMark 0.31.2
+    exchanged for ones that it reads as CommonMark reads them; the same lines (only the tabs of a
+    block quote marker's indentation change the length in bytes).
+
+    - VT (U+000B), FF (U+000C) and DEL (U+007F) become U+0001. pulldown-cmark takes VT and FF for
+      spaces wherever a space or a tab may stand (its ``is_ascii_whitespace_no_nl``), where the
+      block structure knows only those two: "A line containing no characters, or a line
+      containing only spaces (U+0020) or tabs (U+0009), is called a blank line", "The opening
+      sequence of # characters must be followed by spaces or tabs, or by the end of line", a
+      setext underline "may have trailing spaces or tabs", "at least one space or tab is needed
+      between the list marker and any following content". So ``##\vvt`` and ``#\fb`` are paragraphs,
+      ``    \f`` is an indented code block and ``=\v`` underlines nothing. It lets DEL into a link
+      destination, which "does not include ASCII control characters" (U+0000-U+001F and U+007F),
+      so ``[o]: \x7f/u`` defines nothing. The spec reads U+0001 as it reads these three (an ordinary
+      character, but in a link destination), and so does pulldown-cmark. The layer follows the spec's
+      text also where the reference implementations (cmark, commonmark.js, markdown-it) read VT
+      and FF as whitespace: in an HTML tag (``<div\v``, which the descriptor leaves unspecified)
+      and a link label (``[\v]: /u`` defines ``\v``), so that every position has one rule.
+    - The tabs after a closing code fence become spaces: "The closing code fence ... may be
+      followed only by spaces or tabs, which are ignored", where pulldown-cmark allows spaces only
+      (`````\t`` closes nothing for it). Only the trailing tabs of a line that ends with three
+      backticks or tildes before them change: where such a line is no closing fence, they end an
+      opening fence, a paragraph or a literal block's line, where spaces and tabs are alike.
+    - The tabs in an HTML tag become spaces: its whitespace is "spaces, tabs, and up to one line
+      ending", and an unquoted attribute value holds no "spaces, tabs, line endings", where
+      pulldown-cmark lets tabs into one (``<g x=a\t\x85y>`` is no tag, so no HTML block). Only
+      tabs after a ``<`` and a letter or ``/`` change, none of them in a line's indentation, where
+      a tab's width could count.
+    - The indentation before a block quote marker becomes spaces when it holds a tab, to the same
+      columns: "A block quote marker, optionally preceded by up to three spaces of indentation";
+      tabs "behave as if they were replaced by spaces with a tab stop of 4 characters".
+      pulldown-cmark takes three columns of the tab and the ``>`` after it for a block quote's
+      continuation (``> # q`` then ``\t>``, which is indented code). Only a line's start of
+      indentation and container markers up to such a marker changes (each of them one column
+      wide, so every column stays where it was).
+    """
+    if b"\v" in source or b"\f" in source or b"\x7f" in source:  # most text has none: no copy then
+        source = source.translate(_AS_SOH)
+    if b"\t" not in source:  # the rest is about tabs
+        return source
+    source = _TAG_TABS.sub(lambda tag: tag[0].replace(b"\t", b" "), source)
+    if _TAB_ENDING_A_LINE_OR_BEFORE_A_MARKER.search(source) is None:  # most text with tabs: no more searches
+        return source
+    if _TAB_ENDING_A_LINE.search(source) is not None:
+        for fence_tabs in _FENCE_TRAILING_TABS:
+            source = fence_tabs.sub(lambda fence: fence[0][:3] + fence[0][3:].replace(b"\t", b" "), source)
+    if _TAB_BEFORE_MARKER.search(source) is None:  # no tab before a ">": no search from every line
+        return source
+    lines = _MARKER_INDENTATION.sub(lambda line: b"\n" + line[0][1:].expandtabs(4), b"\n" + source)
+    return lines[1:]  # the first line's start found after a newline too
 
 
 def with_raw_blocks_closed(source: bytes, raw_blocks: list[ByteRange]) -> bytes:
