@@ -46,7 +46,7 @@ def test_without_python_3_13_make_says_what_to_install_or_name(tmp_path: Path) -
     for name in ("Makefile", "requirements-dev.txt", "constraints.txt"):
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / "src" / "core").mkdir(parents=True)
-    for name in ("requirements.txt", "constraints.txt"):
+    for name in ("requirements.txt", "requirements-no-deps.txt", "constraints.txt"):
         shutil.copy(ROOT / "src" / "core" / name, tmp_path / "src" / "core" / name)
     result = subprocess.run(["make", "serve", "PYTHON=python3.13-not-here"], cwd=tmp_path, capture_output=True,
                             text=True, check=False, timeout=60)  # fmt: skip
