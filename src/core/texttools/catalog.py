@@ -9,6 +9,8 @@ from typing import Final, TypedDict
 
 from .descriptor import SEEDS, Descriptor, descriptor_ids, load_descriptor
 from .errors import NotFound
+from .hf_tokens import PREFIX, deployed
+from .tokens import TABLES
 
 SERVICE_NAME: Final = "text-tools"
 SERVICE_VERSION: Final = "1.4.0"
@@ -46,6 +48,26 @@ def tool_list() -> dict[str, list[ToolEntry]]:
         for descriptor in descriptors().values()
     ]
     return {"tools": entries}
+
+
+class TokenizerEntry(TypedDict, total=False):
+    name: str
+    kind: str
+    sha256: str
+    special_tokens: int
+
+
+def tokenizer_list() -> dict[str, list[TokenizerEntry]]:
+    """The answer of ``GET /v1/tokenizers``: the encodings that ``max_tokens`` can count with, then
+    each deployed Hugging Face tokenizer by the name a request gives it (``hf:<name>``), with its
+    file's SHA-256 and the special tokens it adds to a single sequence (API.md)."""
+    encodings: list[TokenizerEntry] = [{"name": name, "kind": "tiktoken"} for name in TABLES]
+    files: list[TokenizerEntry] = [
+        {"name": f"{PREFIX}{name}", "kind": "huggingface", "sha256": entry["sha256"],
+         "special_tokens": entry["special_tokens"]}
+        for name, entry in sorted(deployed().items())
+    ]  # fmt: skip
+    return {"tokenizers": encodings + files}
 
 
 def published_descriptor(tool_id: str, version: str) -> bytes:
