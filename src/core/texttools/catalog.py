@@ -9,8 +9,6 @@ from typing import Final, TypedDict
 
 from .descriptor import SEEDS, Descriptor, descriptor_ids, load_descriptor
 from .errors import NotFound
-from .hf_tokens import PREFIX, deployed
-from .tokens import TABLES
 
 SERVICE_NAME: Final = "text-tools"
 SERVICE_VERSION: Final = "1.4.0"
@@ -60,7 +58,11 @@ class TokenizerEntry(TypedDict, total=False):
 def tokenizer_list() -> dict[str, list[TokenizerEntry]]:
     """The answer of ``GET /v1/tokenizers``: the encodings that ``max_tokens`` can count with, then
     each deployed Hugging Face tokenizer by the name a request gives it (``hf:<name>``), with its
-    file's SHA-256 and the special tokens it adds to a single sequence (API.md)."""
+    file's SHA-256 and the special tokens it adds to a single sequence (API.md). Imported here: the
+    other discovery routes' cold start does not pay for it."""
+    from .hf_tokens import PREFIX, deployed  # noqa: PLC0415
+    from .tokens import TABLES  # noqa: PLC0415
+
     encodings: list[TokenizerEntry] = [{"name": name, "kind": "tiktoken"} for name in TABLES]
     files: list[TokenizerEntry] = [
         {"name": f"{PREFIX}{name}", "kind": "huggingface", "sha256": entry["sha256"],
