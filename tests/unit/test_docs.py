@@ -35,7 +35,9 @@ def test_the_license_is_mit_and_the_readme_and_openapi_say_so() -> None:
 
 def test_the_changelog_starts_with_this_release() -> None:
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    (first,) = re.findall(r"^## (\S+)", changelog, flags=re.MULTILINE)[:1]
+    (first,) = [
+        heading for heading in re.findall(r"^## (\S+)", changelog, flags=re.MULTILINE) if heading != "Unreleased"
+    ][:1]  # fmt: skip  (entries gathered for the next release)
     assert first == SERVICE_VERSION
     assert "(CHANGELOG.md)" in README
 
