@@ -82,7 +82,7 @@ test-fast: $(STAMP) ## The unit tests alone (the pure core and the handlers in-p
 
 fuzz: $(STAMP) $(NODE_STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000)
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/integration/test_fuzz.py tests/unit/test_size_chunk_properties.py \
-	  tests/unit/test_markdown_size_properties.py
+	  tests/unit/test_markdown_size_properties.py tests/unit/test_hf_size_chunk.py
 
 # mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
 # src/texttools (docs/development.md, "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's
