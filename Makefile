@@ -27,7 +27,7 @@ export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/core/constraints.txt
+$(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/core/requirements-no-deps.txt src/core/constraints.txt
 	@command -v $(PYTHON) >/dev/null || [ -x $(VENV)/bin/python ] || { echo "$(PYTHON) not found: install Python 3.13 \
 	(pyenv install 3.13, or your system's package), or name it: make $(MAKECMDGOALS) PYTHON=/path/to/python3.13" >&2; exit 2; }
 	@if [ -x $(VENV)/bin/python ] && ! $(VENV)/bin/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))'; then \
@@ -35,6 +35,7 @@ $(STAMP): requirements-dev.txt constraints.txt src/core/requirements.txt src/cor
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@echo "$(VENV): pip install -r requirements-dev.txt -c constraints.txt" >&2  # stderr: make invoke's stdout is JSON
 	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt >&2
+	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r src/core/requirements-no-deps.txt -c constraints.txt >&2
 	@touch $@
 
 # commonmark.js, the CommonMark spec's reference implementation in JavaScript: the Markdown tests'
@@ -55,9 +56,10 @@ $(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
 	$(SCAN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-scan.txt -c constraints-scan.txt
 	@touch $@
 
-$(MUTATE_STAMP): requirements-mutate.txt constraints-mutate.txt src/core/requirements.txt src/core/constraints.txt
+$(MUTATE_STAMP): requirements-mutate.txt constraints-mutate.txt src/core/requirements.txt src/core/requirements-no-deps.txt src/core/constraints.txt
 	@[ -x $(MUTATE_VENV)/bin/python ] || $(PYTHON) -m venv $(MUTATE_VENV)
 	$(MUTATE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-mutate.txt -c constraints-mutate.txt
+	$(MUTATE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r src/core/requirements-no-deps.txt -c constraints-mutate.txt
 	@touch $@
 
 install: $(STAMP) $(SCAN_STAMP) $(MUTATE_STAMP) $(NODE_STAMP) ## Create or update .venv (Python 3.13, pinned tools), .venv-scan (checkov), .venv-mutate (mutmut), .node (commonmark.js)
@@ -86,7 +88,7 @@ test-fast: check-node $(STAMP) $(NODE_STAMP) ## The unit tests alone (the pure c
 
 fuzz: check-node $(STAMP) $(NODE_STAMP) ## The fuzz tests with many more examples (TEXT_TOOLS_FUZZ_EXAMPLES, default 5000; Markdown on every character: 4 times as many documents)
 	TEXT_TOOLS_FUZZ_EXAMPLES=$${TEXT_TOOLS_FUZZ_EXAMPLES:-5000} pytest tests/integration/test_fuzz.py tests/unit/test_size_chunk_properties.py \
-	  tests/unit/test_markdown_size_properties.py tests/unit/test_markdown_streaming.py
+	  tests/unit/test_markdown_size_properties.py tests/unit/test_markdown_streaming.py tests/unit/test_hf_size_chunk.py
 
 # mutmut finds modules only under ./ or src/: build/mutate is links that put src/core/texttools at
 # src/texttools (docs/development.md, "Mutation testing"). Each run starts afresh: mutmut's cache keeps a survivor's

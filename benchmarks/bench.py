@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.hf_tokens import first_request_rows, hostile_rows, prose_rows
 from benchmarks.markdown_size_peers import markdown_size_peer_rows
 from benchmarks.size_peer_checks import size_check_rows
 from benchmarks.size_peers import size_peer_rows
@@ -611,6 +612,15 @@ def main() -> None:
         ("hostile_tokens", "Hostile token budgets (runs the pre-tokenizer cannot end), full handler, the three "
          "slowest of each tool and size (median ms)", hostile_token_rows,
          [("case", "<48"), ("tool", "<20"), ("bytes", ">7"), ("ms", ">8.2f"), ("status", ">6")]),
+        ("hf_first_request", "Deployed tokenizer: a fresh interpreter's import of the size function and its first "
+         "request, then the same request warm (median ms of 7)", partial(first_request_rows, fresh_output, ENV),
+         [("tokenizer", "<36"), ("import_and_first_ms", ">20.1f"), ("warm_ms", ">8.2f")]),
+        ("hf_prose", "Deployed tokenizer: 256 KiB of prose at 512 tokens, full handler, beside one encode of the "
+         "whole text (goal: at most 3x the floor; limit 2 000 ms)", partial(prose_rows, median_ms, handler_work),
+         [("tokenizer", "<16"), ("handler_ms", ">11.1f"), ("floor_ms", ">9.1f"), ("to_floor", ">9.2f")]),
+        ("hf_hostile", "Deployed tokenizers on the hostile token corpus, full handler, the three slowest of each "
+         "size (ms)", partial(hostile_rows, median_ms, handler_work),
+         [("case", "<56"), ("bytes", ">7"), ("ms", ">8.1f"), ("status", ">6")]),
         ("peer", "Peer comparison (median ms, same text)", peer_rows, [("what", "<72"), ("ms", ">8.2f")]),
         ("size_peer", "text-size-chunk's core beside semantic-text-splitter (Rust) and LangChain, 256 KiB of "
          "prose (median ms; tokens: cl100k_base, floor one encode_ordinary)", partial(size_peer_rows, median_ms),

@@ -367,6 +367,46 @@ TOOL_LIST_SCHEMA: dict[str, Any] = {
         }
     },
 }
+TOKENIZER_LIST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["tokenizers"],
+    "properties": {
+        "tokenizers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "kind"],
+                "properties": {
+                    "name": {"type": "string", "description": "The value of a size tool's tokenizer field."},
+                    "kind": {
+                        "type": "string",
+                        "enum": ["tiktoken", "huggingface"],
+                        "description": "tiktoken: an OpenAI encoding that ships with the API; huggingface: a "
+                        "tokenizer.json the deployment ships (tokenizers/<name>.json).",
+                    },
+                    "sha256": {"type": "string", "description": "huggingface: the SHA-256 of its file, in hex."},
+                    "special_tokens": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "huggingface: the ids its post-processor adds to a single sequence, "
+                        "counted in max_tokens ([CLS] and [SEP]: 2).",
+                    },
+                },
+            },
+        }
+    },
+}
+TOKENIZER_LIST_EXAMPLE = {
+    "tokenizers": [
+        {"name": "cl100k_base", "kind": "tiktoken"},
+        {"name": "o200k_base", "kind": "tiktoken"},
+        {"name": "hf:bge-small-en-v1.5", "kind": "huggingface",
+         "sha256": "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66", "special_tokens": 2},
+    ]
+}  # fmt: skip
+"""One deployed tokenizer beside the encodings (the project's own folder ships none)."""
 HEALTH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -548,6 +588,14 @@ def build_openapi() -> dict[str, Any]:
             not_found=True,
         ),
     }
+    paths["/v1/tokenizers"] = {
+        "get": get_operation(
+            "list_tokenizers",
+            "The tokenizers max_tokens can count with in this deployment",
+            TOKENIZER_LIST_SCHEMA,
+            TOKENIZER_LIST_EXAMPLE,
+        )
+    }
     paths["/v1/health"] = {
         "get": get_operation("health", "The API answers", HEALTH_SCHEMA, {"status": "ok"}, open_to_all=True),
         "head": {  # API.md: for load balancers' probes
@@ -570,7 +618,10 @@ def build_openapi() -> dict[str, Any]:
     paths["/mcp"] = {"post": mcp_operation()}
     tags = [{"name": tool.id, "description": tool.descriptor.data["description"]} for tool in published.values()]
     tags += [
-        {"name": "discovery", "description": "What the API offers: the tools, their descriptors, health."},
+        {
+            "name": "discovery",
+            "description": "What the API offers: the tools, their descriptors, the tokenizers, health.",
+        },
         {"name": "mcp", "description": "The tools for agents, over the Model Context Protocol."},
     ]
     return {

@@ -16,14 +16,21 @@ def host_architecture() -> str:
     return os.environ.get("HOST_ARCH") or ("arm64" if os.uname().machine in ("aarch64", "arm64") else "x86_64")
 
 
-def sam_build(target: Path) -> Path:
-    """The template built into ``target`` for this machine, without Docker; returns ``target``."""
+def sam_build(target: Path, tokenizers: Path | None = None) -> Path:
+    """The template built into ``target`` for this machine, without Docker; returns ``target``.
+    ``tokenizers``: the deployed tokenizers' folder instead of the project's ``tokenizers/`` (then
+    nothing is taken from SAM's build cache, which does not know of the other folder)."""
     sam = shutil.which("sam")
     assert sam, "sam is installed by make install"
+    env = {**os.environ, "SAM_CLI_TELEMETRY": "0"}
+    uncached = []
+    if tokenizers is not None:
+        env["TEXT_TOOLS_TOKENIZERS"] = str(tokenizers)
+        uncached = ["--no-cached"]
     subprocess.run(
         [sam, "build", "--template-file", str(ROOT / "template.yaml"), "--build-dir", str(target),
-         "--parameter-overrides", f"Architecture={host_architecture()}"],
-        cwd=ROOT, check=True, capture_output=True, env={**os.environ, "SAM_CLI_TELEMETRY": "0"},
+         "--parameter-overrides", f"Architecture={host_architecture()}", *uncached],
+        cwd=ROOT, check=True, capture_output=True, env=env,
     )  # fmt: skip
     return target
 

@@ -100,11 +100,12 @@ def _request(
 
 
 def discovery_samples() -> list[Sample]:
-    """The tool list, a descriptor, health, the OpenAPI document, an unknown version, a POST."""
+    """The tool list, a descriptor, the tokenizers, health, the OpenAPI document, an unknown version, a POST."""
     first = next(iter(tools().values()))
     cases = [
         ("tools", "GET", "/v1/tools", 200, "ok"),
         ("descriptor", "GET", f"/v1/tools/{first.id}/versions/{first.version}", 200, "ok"),
+        ("tokenizers", "GET", "/v1/tokenizers", 200, "ok"),
         ("health", "GET", "/v1/health", 200, "ok"),
         ("openapi", "GET", "/openapi.json", 200, "ok"),
         ("unknown-version", "GET", f"/v1/tools/{first.id}/versions/0.0.0", 404, "not_found"),

@@ -10,6 +10,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -325,3 +326,38 @@ def commonmark_js() -> Iterator[Callable[[str], CommonmarkBlocks]]:
     yield blocks
     process.stdin.close()
     process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def trained_tokenizers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ``tokenizers/`` folder holding the three families trained by the library itself
+    (tests/hf_tokenizers.py), once a session."""
+    from tests.hf_tokenizers import train
+
+    return train(tmp_path_factory.mktemp("tokenizers"))
+
+
+@pytest.fixture(scope="module")
+def deployed_tokenizers(trained_tokenizers: Path) -> Iterator[Path]:
+    """The trained tokenizers as a deployment's, read as ``make serve`` reads the folder
+    (``TEXT_TOOLS_TOKENIZERS``) for the module's tests: each tool counts with them as
+    ``hf:wordpiece``, ``hf:bytelevel`` and ``hf:unigram``; other modules see the project's folder."""
+    from texttools import hf_tokens
+
+    previous = os.environ.get(hf_tokens.FOLDER_VARIABLE)
+    os.environ[hf_tokens.FOLDER_VARIABLE] = str(trained_tokenizers)
+    forget_deployed_tokenizers()
+    yield trained_tokenizers
+    if previous is None:
+        del os.environ[hf_tokens.FOLDER_VARIABLE]
+    else:
+        os.environ[hf_tokens.FOLDER_VARIABLE] = previous
+    forget_deployed_tokenizers()
+
+
+def forget_deployed_tokenizers() -> None:
+    """Drop what the process has read of the deployed tokenizers (another folder is named now)."""
+    from texttools import hf_tokens
+
+    for cached in (hf_tokens.deployed, hf_tokens.deployed_tokenizer, hf_tokens.load_file):
+        cached.cache_clear()

@@ -298,7 +298,12 @@ def size_chunk(
         if max_tokens is None:
             return True
         if s not in horizons:
-            horizons[s] = token_horizon(text, s, min(s + max_chars, c), max_tokens, count.token_bytes)
+            high = min(s + max_chars, c)
+            horizons[s] = (
+                count.horizon(text, s, high, max_tokens)
+                if hasattr(count, "horizon")
+                else token_horizon(text, s, high, max_tokens, count.token_bytes)
+            )
         return e <= horizons[s] and fits(s, e)
 
     def tokens(s: int, e: int) -> int | None:
@@ -358,6 +363,36 @@ def token_horizon(text: str, s: int, high: int, max_tokens: int, token_bytes: Ca
         if w == high:
             return horizon
         reach *= 2
+
+
+def hf_token_horizon(
+    text: str, s: int, high: int, max_tokens: int, special_tokens: int, token_ends: Callable[[str], list[int]]
+) -> int:
+    """The last end tried for the chunk at ``s`` with a deployed Hugging Face tokenizer, as
+    docs/decisions.md words it: with ``b = max_tokens - special_tokens`` (the tokens left for the
+    chunk's own), the first window ``text[s:s + w]`` that holds more than ``b`` tokens (encoded without
+    special tokens) and 16 code points past the horizon, or ends at ``high``; ``w`` is
+    ``max_tokens + 32``, then the larger of ``2w`` and ``ceil(9 w (b + 1) / (8 n)) + 32`` (``n`` the
+    window's tokens, at least 1), at most ``8w``; the horizon is the end of its ``b + 1``-th token or 4
+    code points past the end of its ``b``-th (the library's offsets, each end at least the one before;
+    the end of the ``k``-th token, ``k <= 0``, is ``s``), whichever is first; ``high`` without one."""
+    b = max_tokens - special_tokens
+    w = max_tokens + TOKEN_WINDOW_CHARS
+    while True:
+        window_end = min(high, s + w)
+        ends = token_ends(text[s:window_end])
+        running = [max(ends[: k + 1]) for k in range(len(ends))]
+        horizon = high
+        if len(ends) > b:
+            last_fitting = running[b - 1] if b > 0 else 0
+            first_over = running[b] if b >= 0 else 0
+            horizon = s + min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
+            if horizon + TOKEN_WINDOW_MARGIN <= window_end:
+                return horizon
+        if window_end == high:
+            return horizon
+        n = max(len(ends), 1)
+        w = min(8 * w, max(2 * w, -(-9 * w * (b + 1) // (8 * n)) + TOKEN_WINDOW_CHARS))
 
 
 def _chars_in(tokens: list[bytes]) -> int:

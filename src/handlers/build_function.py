@@ -3,10 +3,14 @@
 Copies a function's handler module and every module of this directory it imports, directly or
 not, into the function's package, with hash-checked bytecode (SAM's zip dates every file 1980,
 so a timestamp-checked ``.pyc`` would never match its source on Lambda). Nothing else: no other
-function's handler, no documentation code.
+function's handler, no documentation code; but a function that counts tokens (one of its modules
+says ``COUNTS_TOKENS = True``: it can run a tool that takes ``tokenizer``) also gets the deployed
+tokenizer files, ``tokenizers/<name>.json`` (``./tokenizers`` links to the project's folder;
+``TEXT_TOOLS_TOKENIZERS`` names another), which the layer's build checks and records.
 """
 
 import compileall
+import os
 import py_compile
 import re
 import shutil
@@ -15,6 +19,7 @@ from modulefinder import ModuleFinder
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+COUNTS_TOKENS = re.compile(r"^COUNTS_TOKENS = True\b", re.MULTILINE)
 
 
 def handler_module(logical_id: str) -> str:
@@ -32,11 +37,27 @@ def local_modules(module: str) -> list[Path]:
     return sorted(found | {HERE / f"{module}.py"})
 
 
+def counts_tokens(modules: list[Path]) -> bool:
+    """Whether one of a function's modules declares that it can run a tool that takes ``tokenizer``."""
+    return any(COUNTS_TOKENS.search(module.read_text(encoding="utf-8")) for module in modules)
+
+
+def tokenizer_files() -> list[Path]:
+    """The deployed tokenizer files (their names and contents are checked by the layer's build)."""
+    folder = Path(os.environ.get("TEXT_TOOLS_TOKENIZERS") or HERE / "tokenizers")
+    return sorted(folder.glob("*.json"))
+
+
 def main() -> None:
     logical_id, artifacts = sys.argv[1], Path(sys.argv[2])
     artifacts.mkdir(parents=True, exist_ok=True)
-    for source in local_modules(handler_module(logical_id)):
+    modules = local_modules(handler_module(logical_id))
+    for source in modules:
         shutil.copy2(source, artifacts / source.name)
+    if counts_tokens(modules) and (files := tokenizer_files()):
+        (artifacts / "tokenizers").mkdir(exist_ok=True)
+        for source in files:
+            shutil.copyfile(source, artifacts / "tokenizers" / source.name)
     compileall.compile_dir(
         artifacts, quiet=1, force=True, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
     )

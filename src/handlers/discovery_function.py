@@ -1,6 +1,7 @@
 """Lambda entry point of DiscoveryFunction: what the API offers, read from the descriptors in the
 layer (API.md, "Discovery, health and MCP"). ``GET /v1/tools``, ``GET /v1/tools/{id}/versions/{version}``,
-``GET /v1/health`` and ``GET /openapi.json``; no tool's algorithm is imported.
+``GET /v1/tokenizers``, ``GET /v1/health`` and ``GET /openapi.json``; no tool's algorithm is imported,
+and no tokenizer is loaded (the deployed ones are listed from the build's record in the layer).
 """
 
 import re
@@ -11,7 +12,7 @@ from typing import Any
 import orjson
 
 from api_adapter import Reply, check_route, make_handler
-from texttools.catalog import openapi_document, published_descriptor, tool_list
+from texttools.catalog import openapi_document, published_descriptor, tokenizer_list, tool_list
 from texttools.codec import encode_json
 from texttools.errors import NotFound
 
@@ -27,6 +28,9 @@ def serve(event: Mapping[str, Any]) -> Reply:
     if path == "/v1/tools":
         check_route(event, path, "GET")
         return Reply(encode_json(tool_list()))
+    if path == "/v1/tokenizers":
+        check_route(event, path, "GET")
+        return Reply(encode_json(tokenizer_list()))
     if path == "/v1/health":  # HEAD too, for load balancers' probes (API.md): the same answer, no body
         check_route(event, path, "GET", "HEAD")
         return Reply(HEALTHY if str(event.get("httpMethod")).upper() == "GET" else b"")

@@ -13,6 +13,8 @@ from texttools import mcp
 from texttools.codec import encode_json
 
 logger = Logger()
+COUNTS_TOKENS = True
+"""Its package holds the deployed tokenizers (src/handlers/Makefile): tools/call runs the size tools."""
 mcp.max_body_bytes()  # every tool's module, imported during init rather than by the first call
 
 

@@ -38,6 +38,9 @@ from texttools.documents import (
 )
 from texttools.errors import OutputTooLarge, ToolError
 
+COUNTS_TOKENS = True
+"""The document flows' packages hold the deployed tokenizers (src/handlers/Makefile): a document's
+metadata may name any tool, the size tools with ``tokenizer`` ``hf:<name>`` among them."""
 GONE = frozenset({"NoSuchKey", "NoSuchVersion", "404", "PreconditionFailed", "412"})
 """The object was deleted or replaced since the event or the listing: it is not this document."""
 READ_PIECE_BYTES = 1 << 18

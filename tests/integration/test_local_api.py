@@ -958,6 +958,8 @@ def test_discovery_health_and_mcp_answer_through_make_serve(base_url: str) -> No
         status, headers, body = call(f"{base_url}/v1/tools/{tool_id}/versions/1.0.0", method="GET", content_type=None)
         assert (status, body) == (200, (ROOT / "spec" / "seeds" / f"{tool_id}.json").read_bytes())
         assert headers["X-Request-Id"] == headers["x-amzn-RequestId"]
+    status, _, body = call(base_url + "/v1/tokenizers", method="GET", content_type=None)
+    assert (status, [entry["name"] for entry in json.loads(body)["tokenizers"]]) == (200, ["cl100k_base", "o200k_base"])
     status, headers, _ = call(base_url + "/mcp", method="GET", content_type=None)
     assert (status, headers["Allow"]) == (405, "POST")
     status, _, body = call(base_url + "/mcp", b'{"jsonrpc":"2.0","id":1,"method":"ping"}')

@@ -176,6 +176,7 @@ def test_discovery_and_mcp_routes_are_documented_with_their_auth() -> None:
     assert {path: sorted(item) for path, item in DOCUMENT["paths"].items() if "execute" not in path} == {
         "/v1/tools": ["get"],
         "/v1/tools/{id}/versions/{version}": ["get", "parameters"],
+        "/v1/tokenizers": ["get"],
         "/v1/health": ["get", "head"],
         "/openapi.json": ["get"],
         "/mcp": ["post"],

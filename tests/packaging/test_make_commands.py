@@ -47,7 +47,7 @@ def fresh_clone(where: Path) -> Path:
     for name in ("Makefile", "requirements-dev.txt", "constraints.txt"):
         shutil.copy(ROOT / name, where / name)
     (where / "src" / "core").mkdir(parents=True)
-    for name in ("requirements.txt", "constraints.txt"):
+    for name in ("requirements.txt", "requirements-no-deps.txt", "constraints.txt"):
         shutil.copy(ROOT / "src" / "core" / name, where / "src" / "core" / name)
     return where
 

@@ -4,7 +4,9 @@ The function directory and the layer's ``python/`` (standing in for ``/opt/pytho
 paths besides the standard library: nothing from the source tree or the dev environment leaks in.
 """
 
+import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -19,6 +21,8 @@ from scripts.sam_build import as_lambda_extracts, sam_build
 from scripts.sample_events import SAMPLE_BUCKET, document_samples, samples
 from scripts.template import ROOT, function_serving, functions
 from tests.conftest import SampleS3, outcomes
+from tests.hf_tokenizers import FAMILIES, SPECIAL_TOKENS
+from texttools.registry import TOOL_IDS
 from texttools.registry import tool as registered_tool
 
 RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six")
@@ -68,14 +72,15 @@ def run_built(build_dir: Path, logical_id: str, events: list[str], env: dict[str
         [sys.executable, "-I", "-S", "-c", RUN_BUILT, str(build_dir / logical_id),
          str(build_dir / "CoreLayer" / "python"), runtime_dir, spec.module, spec.attribute],
         input=json.dumps(events), capture_output=True, text=True, check=True,
-        env={**spec.environment, "PATH": "", **env},
+        env={**spec.environment, "PATH": "", "LAMBDA_TASK_ROOT": str(build_dir / logical_id), **env},
     )  # fmt: skip
     return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
-def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return sam_build(tmp_path_factory.mktemp("sam") / "build")
+def build_dir(tmp_path_factory: pytest.TempPathFactory, trained_tokenizers: Path) -> Path:
+    """The stack built with the trained tokenizers as its deployed ones (tests/hf_tokenizers.py)."""
+    return sam_build(tmp_path_factory.mktemp("sam") / "build", trained_tokenizers)
 
 
 def test_layer_holds_the_core_one_level_down_and_no_aws_sdk(build_dir: Path) -> None:
@@ -186,6 +191,9 @@ def test_each_built_function_holds_only_what_its_handler_imports(
     other function's handler and no documentation code."""
     package = build_dir / logical_id
     files = sorted(path.relative_to(package).as_posix() for path in package.rglob("*") if path.is_file())
+    shipped = [name for name in files if name.startswith("tokenizers/")]
+    files = [name for name in files if name not in shipped]
+    assert shipped == (sorted(f"tokenizers/{name}.json" for name in FAMILIES) if counts_tokens(logical_id) else [])
     sources = [name for name in files if "/" not in name]
     assert all(name.endswith(".py") for name in sources)
     assert [name for name in files if "/" in name] == sorted(
@@ -194,6 +202,81 @@ def test_each_built_function_holds_only_what_its_handler_imports(
     mine = [str(ROOT / s.path) for s in samples() + document_samples() if s.function == logical_id]
     report = run_built(build_dir, logical_id, mine, sample_s3.environment, str(runtime_sdk))
     assert report["packaged"] == sources
+
+
+def counts_tokens(logical_id: str) -> bool:
+    """Whether a function can run a tool that takes ``tokenizer``: the execute route of such a tool,
+    MCP, and the document flows (any tool a document's metadata names)."""
+    spec = functions()[logical_id]
+    if spec.routes:
+        tools = map(registered_tool, TOOL_IDS)
+        takes = {tool.execute_url for tool in tools if "tokenizer" in {field.name for field in tool.fields}}
+        return any(route.path in takes or route.path == "/mcp" for route in spec.routes)
+    return True  # the S3 flow, the backfill and the Knowledge Base transformation
+
+
+def test_the_layer_records_each_deployed_tokenizer_and_the_token_functions_ship_them(
+    build_dir: Path, trained_tokenizers: Path
+) -> None:
+    recorded = json.loads((build_dir / "CoreLayer" / "python" / "texttools" / "deployed_tokenizers.json").read_text())
+    assert recorded == {"tokenizers": [
+        {"name": name, "sha256": hashlib.sha256((trained_tokenizers / f"{name}.json").read_bytes()).hexdigest(),
+         "special_tokens": SPECIAL_TOKENS[name]} for name in sorted(FAMILIES)
+    ]}  # fmt: skip
+    shipping = sorted(logical_id for logical_id in functions() if (build_dir / logical_id / "tokenizers").is_dir())
+    assert shipping == sorted(logical_id for logical_id in functions() if counts_tokens(logical_id))
+    assert {"SizeChunkFunction", "MarkdownSizeChunkFunction", "McpFunction", "ChunkDocumentFunction",
+            "BackfillFunction", "KnowledgeBaseChunkFunction"} == set(shipping)  # fmt: skip
+
+
+def test_the_built_functions_count_with_a_deployed_tokenizer_loaded_on_the_first_request_naming_it(
+    build_dir: Path, trained_tokenizers: Path, tmp_path: Path
+) -> None:
+    """The size functions as Lambda runs them (the files in their package, the record in the
+    layer): the library is imported and the file loaded by the request that names it, not before;
+    the discovery function lists them from the record without loading any."""
+    text = "The tokenizer counts every chunk alone, special tokens included. " * 20
+    events = []
+    requests: list[dict[str, object]] = [{"max_chars": 200}, {"max_tokens": 40, "tokenizer": "hf:wordpiece"}]
+    for number, fields in enumerate(requests):
+        path = tmp_path / f"{number}.json"
+        body = json.dumps({"text": text, **fields})
+        path.write_text(json.dumps(api_event("POST", registered_tool("text-size-chunk").execute_url, body,
+                                             {"Content-Type": "application/json"})))  # fmt: skip
+        events.append(str(path))
+    report = run_built(build_dir, "SizeChunkFunction", events, {})
+    assert [status for _, status, _ in report["outcomes"]] == [200, 200]
+    assert "tokenizers" in report["modules"]
+    first = run_built(build_dir, "SizeChunkFunction", events[:1], {})
+    assert "tokenizers" not in first["modules"]
+    listing = tmp_path / "tokenizers.json"
+    listing.write_text(json.dumps(api_event("GET", "/v1/tokenizers")))
+    listed = run_built(build_dir, "DiscoveryFunction", [str(listing)], {})
+    assert listed["outcomes"] == [[str(listing), 200, "ok"]]
+    assert "tokenizers" not in listed["modules"]
+
+
+def test_a_tokenizer_file_the_library_cannot_load_fails_the_layer_s_build_naming_it(
+    build_dir: Path, tmp_path: Path
+) -> None:
+    """The layer build's last step (src/core/Makefile, record-tokenizers), over a copy of the built layer."""
+    layer = tmp_path / "artifacts" / "python"
+    layer.mkdir(parents=True)
+    for entry in (build_dir / "CoreLayer" / "python").iterdir():
+        if entry.name == "texttools":
+            shutil.copytree(entry, layer / entry.name)
+        else:
+            (layer / entry.name).symlink_to(entry)
+    bad = tmp_path / "tokenizers"
+    bad.mkdir()
+    (bad / "good-name.json").write_text('{"version": "1.0", "model": {"type": "Nope"}}', encoding="utf-8")
+    result = subprocess.run(
+        ["make", "-s", "-f", str(ROOT / "src" / "core" / "Makefile"), "record-tokenizers"],
+        env={**os.environ, "ARTIFACTS_DIR": str(layer.parent), "TEXT_TOOLS_TOKENIZERS": str(bad)},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "tokenizers/good-name.json: the tokenizers library cannot load it" in result.stderr
 
 
 @pytest.fixture

@@ -41,11 +41,12 @@ def routes_of(logical_id: str) -> set[tuple[str, str, bool]]:
 
 
 def test_discovery_serves_its_routes_each_with_any_other_method() -> None:
-    """API.md's three GET paths and ``/openapi.json``, plus each descriptor's own path: API Gateway
+    """API.md's four GET paths and ``/openapi.json``, plus each descriptor's own path: API Gateway
     sends a path matching a literal resource (the execute route's parents) there and never to the
     ``{id}`` resource beside it. Health and the OpenAPI document need no key or signature."""
     published = [f"/v1/tools/{tool.id}/versions/{tool.version}" for tool in TOOLS.values()]
-    paths = {"/v1/tools": False, "/v1/tools/{id}/versions/{version}": False, "/v1/health": True, "/openapi.json": True}
+    paths = {"/v1/tools": False, "/v1/tools/{id}/versions/{version}": False, "/v1/tokenizers": False,
+             "/v1/health": True, "/openapi.json": True}  # fmt: skip
     paths |= dict.fromkeys(published, False)
     expected = {(method, path, open_) for path, open_ in paths.items() for method in ("GET", "ANY")}
     assert routes_of("DiscoveryFunction") == expected

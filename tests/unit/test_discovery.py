@@ -1,6 +1,8 @@
 """DiscoveryFunction through its real handler: API.md, "Discovery, health and MCP"."""
 
+import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -8,11 +10,13 @@ import pytest
 from scripts.lambda_events import api_event
 from scripts.template import ROOT, functions
 from tests.conftest import SEEDS, descriptor, invoke
+from tests.hf_tokenizers import FAMILIES, SPECIAL_TOKENS
 from texttools.registry import TOOL_IDS
 
 HANDLER = functions()["DiscoveryFunction"].load()
 NO_SUCH_ROUTE = "There is no such route; GET /v1/tools lists the tools and their routes."
-GET_PATHS = ["/v1/tools", "/v1/health", "/openapi.json", *(f"/v1/tools/{t}/versions/1.0.0" for t in TOOL_IDS)]
+GET_PATHS = ["/v1/tools", "/v1/tokenizers", "/v1/health", "/openapi.json",
+             *(f"/v1/tools/{t}/versions/1.0.0" for t in TOOL_IDS)]  # fmt: skip
 
 
 def get(path: str, method: str = "GET", full_path: str | None = None) -> dict[str, Any]:
@@ -70,6 +74,28 @@ def test_an_unknown_id_version_or_path_is_404_without_echoing_it(path: str) -> N
     assert "TEXT" not in response["body"]
     assert "1.0.1" not in response["body"]
     assert "no-such" not in response["body"]
+
+
+def test_the_tokenizers_are_the_two_encodings_where_the_folder_has_no_file() -> None:
+    """API.md: "cl100k_base and o200k_base (kind tiktoken), then each deployed one by name"."""
+    response = get("/v1/tokenizers")
+    assert (response["statusCode"], response["headers"]["Content-Type"]) == (200, "application/json")
+    assert json.loads(response["body"]) == {
+        "tokenizers": [{"name": "cl100k_base", "kind": "tiktoken"}, {"name": "o200k_base", "kind": "tiktoken"}]
+    }
+
+
+def test_the_deployed_tokenizers_follow_the_encodings_with_their_sha256_and_special_tokens(
+    deployed_tokenizers: Path,
+) -> None:
+    listed = json.loads(get("/v1/tokenizers")["body"])["tokenizers"]
+    assert listed[:2] == [{"name": "cl100k_base", "kind": "tiktoken"}, {"name": "o200k_base", "kind": "tiktoken"}]
+    assert listed[2:] == [
+        {"name": f"hf:{name}", "kind": "huggingface",
+         "sha256": hashlib.sha256((deployed_tokenizers / f"{name}.json").read_bytes()).hexdigest(),
+         "special_tokens": SPECIAL_TOKENS[name]}
+        for name in sorted(FAMILIES)
+    ]  # fmt: skip
 
 
 def test_health_answers_ok() -> None:

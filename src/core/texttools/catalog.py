@@ -48,6 +48,30 @@ def tool_list() -> dict[str, list[ToolEntry]]:
     return {"tools": entries}
 
 
+class TokenizerEntry(TypedDict, total=False):
+    name: str
+    kind: str
+    sha256: str
+    special_tokens: int
+
+
+def tokenizer_list() -> dict[str, list[TokenizerEntry]]:
+    """The answer of ``GET /v1/tokenizers``: the encodings that ``max_tokens`` can count with, then
+    each deployed Hugging Face tokenizer by the name a request gives it (``hf:<name>``), with its
+    file's SHA-256 and the special tokens it adds to a single sequence (API.md). Imported here: the
+    other discovery routes' cold start does not pay for it."""
+    from .hf_tokens import PREFIX, deployed  # noqa: PLC0415
+    from .tokens import TABLES  # noqa: PLC0415
+
+    encodings: list[TokenizerEntry] = [{"name": name, "kind": "tiktoken"} for name in TABLES]
+    files: list[TokenizerEntry] = [
+        {"name": f"{PREFIX}{name}", "kind": "huggingface", "sha256": entry["sha256"],
+         "special_tokens": entry["special_tokens"]}
+        for name, entry in sorted(deployed().items())
+    ]  # fmt: skip
+    return {"tokenizers": encodings + files}
+
+
 def published_descriptor(tool_id: str, version: str) -> bytes:
     """The descriptor's file as published, byte for byte; ``NotFound`` for an unknown id or version
     (the message does not repeat them: they are the caller's text)."""

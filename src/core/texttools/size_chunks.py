@@ -31,8 +31,9 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, gt, mul, ne
 from typing import TYPE_CHECKING, Final, NamedTuple, NotRequired, TypedDict
 
-from .errors import OutputTooLarge, Problem, ToolError, TooManyChunks
+from .errors import InvalidInput, OutputTooLarge, Problem, ToolError, TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
+from .hf_tokens import PREFIX, DeployedTokenizer, deployed, deployed_tokenizer, is_deployed_name
 from .lines import Position, line_starts, line_view
 from .spans import cut as cut_texts
 from .spans import minus, shifted
@@ -71,7 +72,8 @@ class Settings(NamedTuple):
     overlap_chars: int = 0
     min_chars: int = 0
     max_tokens: int | None = None
-    tokenizer: "Encoding | None" = None
+    tokenizer: "Encoding | DeployedTokenizer | None" = None
+    """What counts ``max_tokens``: a tiktoken encoding, or a deployed Hugging Face tokenizer."""
 
 
 class SizedChunk(TypedDict):
@@ -114,8 +116,20 @@ def settings_of(params: Params) -> Settings:
     """The chunker's settings from a validated input; names the tokenizer's encoding, loading it on
     first use."""
     max_tokens = params["max_tokens"]
-    tokenizer = encoding(params["tokenizer"] or DEFAULT_TOKENIZER) if max_tokens is not None else None
+    tokenizer = counter(params["tokenizer"] or DEFAULT_TOKENIZER) if max_tokens is not None else None
     return Settings(_max_chars(params), params["overlap_chars"], params["min_chars"], max_tokens, tokenizer)
+
+
+def counter(name: str) -> "Encoding | DeployedTokenizer":
+    """The tokenizer a ``tokenizer`` value names (a valid one: ``size_rules``), loaded on first use."""
+    return deployed_tokenizer(name) if is_deployed_name(name) else encoding(name)
+
+
+def count_tokens(tokenizer: "Encoding | DeployedTokenizer", text: str) -> int:
+    """``tokens(text)`` as the descriptors define it for ``tokenizer``."""
+    if isinstance(tokenizer, DeployedTokenizer):
+        return tokenizer.count(text)
+    return len(tokenizer.encode_ordinary(text))
 
 
 def _max_chars(params: Params) -> int:
@@ -136,10 +150,19 @@ def size_rules(params: Params) -> list[Problem]:
         problems.append({"field": "min_chars", "problem": "must be at most max_chars"})
     if params["tokenizer"] is not None and params["max_tokens"] is None:
         problems.append({"field": "tokenizer", "problem": "is allowed only with max_tokens"})
-    elif params["tokenizer"] is not None and params["tokenizer"] not in TABLES:
-        shipped = " or ".join(TABLES)
-        problems.append({"field": "tokenizer", "problem": f"is not a tokenizer of this deployment: {shipped}"})
+    elif params["tokenizer"] is not None and not _shipped(params["tokenizer"]):
+        *names, last = [*TABLES, *(f"{PREFIX}{name}" for name in deployed())]
+        problems.append(
+            {"field": "tokenizer", "problem": f"is not a tokenizer of this deployment: {', '.join(names)} or {last}"}
+        )
     return problems
+
+
+def _shipped(tokenizer: str) -> bool:
+    """Whether this deployment counts with ``tokenizer`` (an encoding, or a deployed ``hf:<name>``)."""
+    if is_deployed_name(tokenizer):
+        return tokenizer.removeprefix(PREFIX) in deployed()
+    return tokenizer in TABLES
 
 
 class Span(NamedTuple):
@@ -231,6 +254,7 @@ class TokenBudget:
 
     def __init__(self, text: str, start: int, high: int, settings: Settings) -> None:
         assert settings.tokenizer is not None
+        assert not isinstance(settings.tokenizer, DeployedTokenizer)
         assert settings.max_tokens is not None
         self.text, self.start = text, start
         self.encoding, self.limit = settings.tokenizer, settings.max_tokens
@@ -339,6 +363,73 @@ class TokenBudget:
             return None
         tokens = self.count(end)
         return tokens if tokens <= self.limit else None
+
+
+class DeployedBudget:
+    """``TokenBudget`` for a deployed Hugging Face tokenizer: which ends of one chunk fit, each
+    counted by encoding the chunk alone (``tokens`` as the descriptors define it for ``hf:<name>``).
+
+    A tokenizer.json can normalize, pre-tokenize and merge in ways no table here describes, so
+    there are no gaps: every end tried is encoded alone. What bounds the ends tried is the *horizon*,
+    read from one encoding of a window of the reach without special tokens, whose offsets give each
+    token's end in code points. With ``S`` the special tokens that the tokenizer adds to a single
+    sequence and ``B = max_tokens - S`` the tokens left for the chunk's own (the special tokens count
+    against the budget), the horizon is the end of the window's ``B + 1``-th token or
+    ``TOKEN_HORIZON_CHARS`` code points past the end of its ``B``-th, whichever comes first (the end
+    of the ``k``-th token, ``k <= 0``, is the chunk's start). The window is the first of
+    ``text[s:s + w]`` that holds more than ``B`` tokens and reaches ``TOKEN_WINDOW_MARGIN`` code points
+    past the horizon, or reaches ``high``: ``w`` is ``max_tokens + 32`` at first, then the larger of
+    twice ``w`` and 9/8 of the ``B + 1`` tokens' length at the window's own code points per token,
+    plus 32, at most eight times ``w`` (a window sized from the text itself: prose at 512 tokens is
+    encoded twice, not four times). So the ends tried depend on the text from the chunk's start
+    alone, as in ``TokenBudget``, and a window of a longer text decides the same chunk.
+    """
+
+    def __init__(self, text: str, start: int, high: int, settings: Settings) -> None:
+        assert isinstance(settings.tokenizer, DeployedTokenizer)
+        assert settings.max_tokens is not None
+        self.text, self.start, self.tokenizer, self.limit = text, start, settings.tokenizer, settings.max_tokens
+        own = self.limit - self.tokenizer.special_tokens
+        width = self.limit + TOKEN_WINDOW_CHARS
+        horizon = None
+        while True:
+            self.window_end = min(high, start + width)
+            ends = self.tokenizer.content_ends(text[start : self.window_end])
+            if len(ends) > own:
+                last_fitting, first_over = (ends[k - 1] if k > 0 else 0 for k in (own, own + 1))
+                horizon = start + min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
+            if self.window_end == high or (horizon is not None and horizon + TOKEN_WINDOW_MARGIN <= self.window_end):
+                break
+            sized = -(-9 * width * (own + 1) // (8 * max(len(ends), 1))) + TOKEN_WINDOW_CHARS
+            width = min(8 * width, max(2 * width, sized))
+        self.cutoff = high + 1 if horizon is None else min(high + 1, horizon + 1)
+        """No end at or after this is tried (the horizon)."""
+
+    def count(self, end: int) -> int:
+        """``tokens(text[start:end])``: the chunk encoded alone."""
+        return self.tokenizer.count(self.text[self.start : end])
+
+    def fits(self, end: int) -> int | None:
+        """The chunk's count up to ``end`` if it is at most ``max_tokens``, else ``None``."""
+        if end >= self.cutoff:
+            return None
+        tokens = self.count(end)
+        return tokens if tokens <= self.limit else None
+
+    def too_small(self) -> InvalidInput:
+        """No position fits: one grapheme cluster and the special tokens take more than ``max_tokens``."""
+        return InvalidInput(
+            f"The max_tokens field is too small for {self.tokenizer.name}: the next character and the "
+            f"{self.tokenizer.special_tokens} special tokens it adds take more.",
+            [{"field": "max_tokens", "problem": "is less than one character and the tokenizer's special tokens take"}],
+        )
+
+
+def token_budget(text: str, start: int, high: int, settings: Settings) -> TokenBudget | DeployedBudget:
+    """The budget of the chunk at ``start`` for the settings' tokenizer (one interface for both kinds)."""
+    if isinstance(settings.tokenizer, DeployedTokenizer):
+        return DeployedBudget(text, start, high, settings)
+    return TokenBudget(text, start, high, settings)
 
 
 class Reach:
@@ -478,12 +569,12 @@ class Chunker:
         whole_reach = self.final or self.text_end > reach
         if settings.max_tokens is None:
             return self._end_in_reach(start, low, high, None) if whole_reach else None
-        budget = TokenBudget(self.text, start, high, settings)
+        budget = token_budget(self.text, start, high, settings)
         if not whole_reach and (budget.cutoff > high or budget.window_end == self.text_end):
             return None
         return self._end_in_reach(start, low, high, budget)
 
-    def _end_in_reach(self, start: int, low: int, high: int, budget: TokenBudget | None) -> Span:
+    def _end_in_reach(self, start: int, low: int, high: int, budget: TokenBudget | DeployedBudget | None) -> Span:
         """The chunk at ``start`` whose ends lie in (``low``, ``high``] (and fit ``budget``)."""
         reach = start + self.settings.max_chars
         if budget is not None and budget.cutoff <= high:
@@ -513,7 +604,7 @@ class Chunker:
             return Span(start, paragraphs[index], "paragraph", None)
         return None
 
-    def _best_end(self, start: int, low: int, high: int, budget: TokenBudget | None) -> Span | None:
+    def _best_end(self, start: int, low: int, high: int, budget: TokenBudget | DeployedBudget | None) -> Span | None:
         """The last end in (low, high] of the best kind that has one (that fits, with a budget)."""
         if low >= high:
             return None
@@ -555,11 +646,14 @@ class Chunker:
                 yield end
             index -= 1
 
-    def _largest_fitting(self, start: int, low: int, high: int, budget: TokenBudget) -> Span:
-        """No end fits: the largest position whose chunk fits, inside a cluster if need be."""
+    def _largest_fitting(self, start: int, low: int, high: int, budget: TokenBudget | DeployedBudget) -> Span:
+        """No end fits: the largest position whose chunk fits, inside a cluster if need be; with a
+        deployed tokenizer, possibly none (its special tokens and one character take more)."""
         for end in range(min(high, budget.cutoff - 1), low, -1):
             if (tokens := budget.fits(end)) is not None:
                 return Span(start, end, "character", tokens)
+        if isinstance(budget, DeployedBudget):
+            raise budget.too_small()
         raise AssertionError("a code point is at most 4 tokens")  # pragma: no cover
 
     def next_start(self, previous: Span) -> tuple[int, int] | None:
@@ -581,7 +675,7 @@ class Chunker:
                     first_end = first_end or self._first_end_after(after)
                     if first_end is None:
                         return None
-                    if len(settings.tokenizer.encode_ordinary(self.text[candidate:first_end])) > settings.max_tokens:
+                    if count_tokens(settings.tokenizer, self.text[candidate:first_end]) > settings.max_tokens:
                         continue
                 return candidate, end
         return after, after
