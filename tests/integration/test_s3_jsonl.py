@@ -123,6 +123,25 @@ def test_a_multi_megabyte_markdown_document_in_each_markdown_tool(
 
 
 @pytest.mark.parametrize("tool_id", ["markdown-sections-chunk", "markdown-size-chunk"])
+@pytest.mark.parametrize(
+    ("metadata", "code"),
+    [({"max-level": "9"}, "invalid_input"), ({"max-level": "two"}, "invalid_input"), ({}, "input_too_large")],
+)
+def test_bad_metadata_or_a_markdown_document_over_max_document_bytes_is_one_error_object(
+    s3: Any, jsonl: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch, tool_id: str,
+    metadata: dict[str, str], code: str
+) -> None:  # fmt: skip
+    monkeypatch.setenv("MAX_DOCUMENT_BYTES", str(2 * MIB))
+    sized = {"max-chars": "800"} if tool_id == "markdown-size-chunk" else {}
+    body = real_markdown().encode()[: 3 * MIB if code == "input_too_large" else MIB]
+    run(jsonl, upload("incoming/doc.md", body, {"tool": tool_id, **sized, **metadata}))
+    assert keys(s3, "chunks/") == []
+    assert keys(s3, "errors/") == ["errors/doc.md.json"]
+    assert read(s3, "errors/doc.md.json")["error"]["code"] == code
+    assert s3.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+
+
+@pytest.mark.parametrize("tool_id", ["markdown-sections-chunk", "markdown-size-chunk"])
 def test_an_invalid_byte_deep_inside_markdown_leaves_one_error_object_and_no_upload(
     s3: Any, jsonl: ModuleType, upload: Upload, tool_id: str
 ) -> None:
