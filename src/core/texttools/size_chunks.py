@@ -274,6 +274,8 @@ class TokenBudget:
         """No end at or after this fits (or is tried: the horizon)."""
         found = self.boundaries.finditer(text, start, min(self.cutoff, self.window_end))
         self.gaps = [gap.end() for gap in found]
+        self._window_piece = (-1, -1)
+        """A gap and where the window's pre-tokenizer piece from it ends (``_count_in_piece``)."""
         """The gaps before the cutoff (where every end to count lies)."""
         if len(self.token_ends) > self.limit:  # the first gap after the (limit + 1)th token is a cutoff
             after = bisect_left(self.gaps, self._position_after(self.token_ends[self.limit]))
@@ -338,9 +340,12 @@ class TokenBudget:
         the window's before ``k`` and those. The piece is longer than any token, so tiktoken merges
         it byte pair by byte pair (no whole-piece lookup), as here."""
         pattern = pieces(self.encoding.name)
-        if (whole := pattern.match(self.text, gap, end)) is None or whole.end() != end:
+        if self._window_piece[0] != gap:  # the window's piece from this gap, found once per gap
+            found = pattern.match(self.text, gap, self.window_end)
+            self._window_piece = (gap, found.end() if found else gap)
+        if self._window_piece[1] < end:
             return None
-        if (window_piece := pattern.match(self.text, gap, self.window_end)) is None or window_piece.end() < end:
+        if (whole := pattern.match(self.text, gap, end)) is None or whole.end() != end:
             return None
         first = self._window_tokens(gap) if gap > self.start else 0
         end_offset = end - self.start if self.ascii else self._byte_offset(end)
