@@ -228,7 +228,26 @@ TAIL_BYTES: Final = 64
 """How far before a chunk's end that count starts to encode afresh, at first."""
 
 
-class TokenBudget:
+class Budget:
+    """What the chunker asks of a token budget: ``cutoff`` (no end at or after it is tried),
+    ``window_end``, ``count`` and ``fits``."""
+
+    cutoff: int
+    window_end: int
+    limit: int
+
+    def count(self, end: int) -> int:
+        raise NotImplementedError
+
+    def fits(self, end: int) -> int | None:
+        """The chunk's count up to ``end`` if it is at most ``max_tokens``, else ``None``."""
+        if end >= self.cutoff:
+            return None
+        tokens = self.count(end)
+        return tokens if tokens <= self.limit else None
+
+
+class TokenBudget(Budget):
     """Which ends of one chunk fit in ``max_tokens``, and the chunk's count, exactly and fast.
 
     The reach is encoded once from the chunk's start (``window``). A *gap* is a position where the
@@ -362,15 +381,8 @@ class TokenBudget:
             margin *= 2
         return None
 
-    def fits(self, end: int) -> int | None:
-        """The chunk's count up to ``end`` if it is at most ``max_tokens``, else ``None``."""
-        if end >= self.cutoff:
-            return None
-        tokens = self.count(end)
-        return tokens if tokens <= self.limit else None
 
-
-class DeployedBudget:
+class DeployedBudget(Budget):
     """``TokenBudget`` for a deployed Hugging Face tokenizer: which ends of one chunk fit, each
     counted by encoding the chunk alone (``tokens`` as the descriptors define it for ``hf:<name>``).
 
@@ -414,13 +426,6 @@ class DeployedBudget:
         """``tokens(text[start:end])``: the chunk encoded alone."""
         return self.tokenizer.count(self.text[self.start : end])
 
-    def fits(self, end: int) -> int | None:
-        """The chunk's count up to ``end`` if it is at most ``max_tokens``, else ``None``."""
-        if end >= self.cutoff:
-            return None
-        tokens = self.count(end)
-        return tokens if tokens <= self.limit else None
-
     def too_small(self) -> InvalidInput:
         """No position fits: one grapheme cluster and the special tokens take more than ``max_tokens``."""
         return InvalidInput(
@@ -430,7 +435,7 @@ class DeployedBudget:
         )
 
 
-def token_budget(text: str, start: int, high: int, settings: Settings) -> TokenBudget | DeployedBudget:
+def token_budget(text: str, start: int, high: int, settings: Settings) -> Budget:
     """The budget of the chunk at ``start`` for the settings' tokenizer (one interface for both kinds)."""
     if isinstance(settings.tokenizer, DeployedTokenizer):
         return DeployedBudget(text, start, high, settings)
@@ -579,7 +584,7 @@ class Chunker:
             return None
         return self._end_in_reach(start, low, high, budget)
 
-    def _end_in_reach(self, start: int, low: int, high: int, budget: TokenBudget | DeployedBudget | None) -> Span:
+    def _end_in_reach(self, start: int, low: int, high: int, budget: Budget | None) -> Span:
         """The chunk at ``start`` whose ends lie in (``low``, ``high``] (and fit ``budget``)."""
         reach = start + self.settings.max_chars
         if budget is not None and budget.cutoff <= high:
@@ -609,7 +614,7 @@ class Chunker:
             return Span(start, paragraphs[index], "paragraph", None)
         return None
 
-    def _best_end(self, start: int, low: int, high: int, budget: TokenBudget | DeployedBudget | None) -> Span | None:
+    def _best_end(self, start: int, low: int, high: int, budget: Budget | None) -> Span | None:
         """The last end in (low, high] of the best kind that has one (that fits, with a budget)."""
         if low >= high:
             return None
@@ -651,7 +656,7 @@ class Chunker:
                 yield end
             index -= 1
 
-    def _largest_fitting(self, start: int, low: int, high: int, budget: TokenBudget | DeployedBudget) -> Span:
+    def _largest_fitting(self, start: int, low: int, high: int, budget: Budget) -> Span:
         """No end fits: the largest position whose chunk fits, inside a cluster if need be; with a
         deployed tokenizer, possibly none (its special tokens and one character take more)."""
         for end in range(min(high, budget.cutoff - 1), low, -1):
