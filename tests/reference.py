@@ -345,8 +345,10 @@ TOKEN_HORIZON_CHARS, TOKEN_WINDOW_CHARS, TOKEN_WINDOW_MARGIN = 4, 32, 16
 
 def token_horizon(text: str, s: int, high: int, max_tokens: int, token_bytes: Callable[[str], list[bytes]]) -> int:
     """The last end tried for the chunk at ``s``, as docs/decisions.md words it: the first window
-    ``text[s:s + w]``, ``w`` from ``max_tokens + 32`` doubling, that holds more than ``max_tokens``
-    tokens and 16 code points past the horizon (or ends at ``high``); the horizon is the end of its
+    ``text[s:s + w]``, ``w`` from ``max_tokens + 32``, then the larger of ``2w`` and
+    ``ceil(9 w (max_tokens + 1) / (8 n)) + 32`` (``n`` the window's tokens, at least 1), at most
+    ``8w``, that holds more than ``max_tokens`` tokens and 16 code points past the horizon (or ends
+    at ``high``); the horizon is the end of its
     ``max_tokens + 1``-th token or 4 code points past the end of its ``max_tokens``-th, whichever is
     first (each rounded up to a code point); ``high`` without one."""
     reach = max_tokens + TOKEN_WINDOW_CHARS
@@ -362,7 +364,7 @@ def token_horizon(text: str, s: int, high: int, max_tokens: int, token_bytes: Ca
                 return horizon
         if w == high:
             return horizon
-        reach *= 2
+        reach = min(8 * reach, max(2 * reach, -(-9 * reach * (max_tokens + 1) // (8 * max(len(tokens), 1))) + 32))
 
 
 def hf_token_horizon(

@@ -215,8 +215,8 @@ class LineEnds:
 
 
 TOKEN_WINDOW_CHARS: Final = 32
-"""A chunk's first token window holds ``max_tokens + TOKEN_WINDOW_CHARS`` code points; each
-next one twice as many (``TokenBudget``)."""
+"""A chunk's first token window holds ``max_tokens + TOKEN_WINDOW_CHARS`` code points; each next
+one is sized from the one before (``next_window``)."""
 TOKEN_HORIZON_CHARS: Final = 4
 """How far past the end of the window's ``max_tokens``-th token an end is still tried, at most
 (docs/decisions.md, "The token horizon")."""
@@ -226,6 +226,16 @@ LONG_PIECE_CHARS: Final = 256
 """A piece longer than this is counted from the window's own tokens (``TokenBudget._count_in_piece``)."""
 TAIL_BYTES: Final = 64
 """How far before a chunk's end that count starts to encode afresh, at first."""
+
+
+def next_window(width: int, wanted: int, tokens: int) -> int:
+    """The next token window's width after one of ``width`` code points that held ``tokens`` tokens
+    where more than ``wanted`` were needed: 9/8 of what ``wanted + 1`` tokens take at its own code
+    points per token, plus ``TOKEN_WINDOW_CHARS``, at least twice and at most eight times ``width``
+    (a window sized from the text itself: prose at 512 tokens is encoded twice, not four times, and
+    still a function of the text from the chunk's start alone)."""
+    sized = -(-9 * width * (wanted + 1) // (8 * max(tokens, 1))) + TOKEN_WINDOW_CHARS
+    return min(8 * width, max(2 * width, sized))
 
 
 class Budget:
@@ -262,7 +272,7 @@ class TokenBudget(Budget):
     Where the pre-tokenizer has no gap (a run of letters without spaces, Han, DNA, a run of marks
     or punctuation), no gap bounds the ends to try, and each one tried costs an encoding of the run
     so far: the *horizon* bounds them instead. The window is the first of ``text[s:s + w]``,
-    ``w = max_tokens + 32`` doubling, that holds more than ``max_tokens`` tokens and reaches
+    ``w = max_tokens + 32``, then ``next_window``'s, that holds more than ``max_tokens`` tokens and reaches
     ``TOKEN_WINDOW_MARGIN`` code points past the horizon (or reaches ``high``); the horizon is the
     end of its ``max_tokens + 1``-th token or ``TOKEN_HORIZON_CHARS`` code points past the end of
     its ``max_tokens``-th, whichever comes first (each rounded up to a code point), and no end past
@@ -288,7 +298,7 @@ class TokenBudget(Budget):
                 horizon = min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
             if self.window_end == high or (horizon is not None and horizon + TOKEN_WINDOW_MARGIN <= self.window_end):
                 break
-            reach *= 2
+            reach = next_window(reach, self.limit, len(self.token_ends))
         self.cutoff = high + 1 if horizon is None else min(high + 1, horizon + 1)
         """No end at or after this fits (or is tried: the horizon)."""
         found = self.boundaries.finditer(text, start, min(self.cutoff, self.window_end))
@@ -417,8 +427,7 @@ class DeployedBudget(Budget):
                 horizon = start + min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
             if self.window_end == high or (horizon is not None and horizon + TOKEN_WINDOW_MARGIN <= self.window_end):
                 break
-            sized = -(-9 * width * (own + 1) // (8 * max(len(ends), 1))) + TOKEN_WINDOW_CHARS
-            width = min(8 * width, max(2 * width, sized))
+            width = next_window(width, own, len(ends))
         self.cutoff = high + 1 if horizon is None else min(high + 1, horizon + 1)
         """No end at or after this is tried (the horizon)."""
 
