@@ -303,9 +303,9 @@ class TokenBudget(Budget):
         """No end at or after this fits (or is tried: the horizon)."""
         found = self.boundaries.finditer(text, start, min(self.cutoff, self.window_end))
         self.gaps = [gap.end() for gap in found]
+        """The gaps before the cutoff (where every end to count lies)."""
         self._window_piece = (-1, -1)
         """A gap and where the window's pre-tokenizer piece from it ends (``_count_in_piece``)."""
-        """The gaps before the cutoff (where every end to count lies)."""
         if len(self.token_ends) > self.limit:  # the first gap after the (limit + 1)th token is a cutoff
             after = bisect_left(self.gaps, self._position_after(self.token_ends[self.limit]))
             if after < len(self.gaps):

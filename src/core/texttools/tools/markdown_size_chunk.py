@@ -172,7 +172,7 @@ class MarkdownChunker(Chunker):
         super().__init__(text, settings, final)
         self.max_level = max_level
         self._blocks = blocks
-        self._open_headings = open_headings or []
+        self._open_headings = list(open_headings or [])  # its own: the caller's goes on to the next window
 
     @cached_property
     def layout(self) -> MarkdownLayout:
