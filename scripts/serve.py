@@ -67,6 +67,7 @@ def main() -> None:
     print(f"S3 endpoint  {flow.endpoint}  bucket {flow.bucket}  (ChunksFormat {flow.chunks_format})")
     print(f"  try:       {aws} {flow.endpoint} s3 cp doc.md s3://{flow.bucket}/incoming/doc.md")
     print(f"  then:      {aws} {flow.endpoint} s3 cp s3://{flow.bucket}/chunks/doc.md.{extension} -\n", flush=True)
+    print(f"Playground   {base}/v1/playground  (open it in a browser: every tool on your own text)\n", flush=True)
 
     try:
         server.serve_forever()
