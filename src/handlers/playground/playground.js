@@ -141,7 +141,8 @@ function chooseTool() {
   if (!descriptor) return;
   $("tool-description").textContent = descriptor.description;
   const examples = descriptor.examples || [];
-  $("example").replaceChildren(...examples.map((example, i) => el("option", { value: i, text: `Example ${i + 1}: ${JSON.stringify(example.input).slice(0, 60)}` })));
+  $("example").replaceChildren(el("option", { value: "", text: "(your own text)" }),
+    ...examples.map((example, i) => el("option", { value: i, text: `Example ${i + 1}: ${JSON.stringify(example.input).slice(0, 60)}` })));
   buildForm(descriptor);
   if (examples.length) loadExample(0);
   clearErrors();
@@ -193,6 +194,7 @@ function buildForm(descriptor) {
 function loadExample(i) {
   const example = state.tool.examples[i];
   if (!example) return;
+  $("example").value = String(i);
   for (const control of $("fields").querySelectorAll("[name]")) {
     const value = example.input[control.name];
     control.value = value === undefined ? "" : control.dataset.kind === "json" ? JSON.stringify(value) : String(value);
@@ -263,6 +265,7 @@ async function run(event) {
   }
   const started = performance.now();
   render(state.text, answer.body, requestObject());
+  document.body.dataset.viewHeight = Math.round($("view").getBoundingClientRect().height); // laid out: counted too
   const elapsed = performance.now() - started;
   document.body.dataset.renderMs = elapsed.toFixed(1);
   document.body.dataset.state = "done";
@@ -411,7 +414,7 @@ function renderSummary(output, name, items, kind) {
 
 /** A histogram of sizes with the request's limit (if any) drawn as a dashed line. */
 function histogram(title, values, limit, limitName) {
-  const width = 320, height = 120, left = 28, bottom = 18;
+  const width = 320, height = 132, left = 28, bottom = 18, top = 16; // the limit's label above the bars
   const largest = Math.max(1, ...values, limit || 0);
   const bins = Math.max(1, Math.min(30, values.length));
   const step = Math.ceil((largest + 1) / bins);
@@ -422,7 +425,7 @@ function histogram(title, values, limit, limitName) {
   const x = (value) => left + ((width - left - 4) * value) / (step * bins);
   counts.forEach((count, i) => {
     if (!count) return;
-    const h = ((height - bottom - 4) * count) / most;
+    const h = ((height - bottom - top) * count) / most;
     const bar = svg("rect", { class: "bar", x: x(i * step) + 0.5, y: height - bottom - h, width: Math.max(1, x(step) - left - 1), height: h });
     bar.append(svg("title", {}, `${i * step}–${(i + 1) * step - 1}: ${count}`));
     plot.append(bar);
@@ -430,11 +433,11 @@ function histogram(title, values, limit, limitName) {
   plot.append(svg("line", { x1: left, y1: height - bottom, x2: width - 4, y2: height - bottom, stroke: "#94a3b8" }));
   plot.append(svg("text", { x: left, y: height - 4 }, "0"));
   plot.append(svg("text", { x: width - 4, y: height - 4, "text-anchor": "end" }, String(step * bins)));
-  plot.append(svg("text", { x: left - 3, y: 10, "text-anchor": "end" }, String(most)));
+  plot.append(svg("text", { x: left - 3, y: top + 8, "text-anchor": "end" }, String(most)));
   if (limit) {
     const at = x(limit);
-    plot.append(svg("line", { class: "limit", x1: at, y1: 2, x2: at, y2: height - bottom, "data-limit": limit }));
-    plot.append(svg("text", { class: "limit-label", x: at - 3, y: 10, "text-anchor": "end" }, `${limitName} ${limit}`));
+    plot.append(svg("line", { class: "limit", x1: at, y1: top - 4, x2: at, y2: height - bottom, "data-limit": limit }));
+    plot.append(svg("text", { class: "limit-label", x: at, y: 10, "text-anchor": at > width / 2 ? "end" : "start" }, `${limitName} ${limit}`));
   }
   return el("figure", { "data-histogram": limitName }, plot, el("figcaption", { text: title }));
 }
@@ -448,6 +451,11 @@ function renderHistograms(items, kind, request) {
   }
   $("histograms").replaceChildren(...figures);
 }
+
+const PAGE = 4000;
+/** UTF-16 units of text a page of the view holds before it ends at the next line end: each page is a
+ *  block the browser lays out only when it is on screen (content-visibility), so 256 KiB in 2 000
+ *  chunks is drawn well within a second. */
 
 /** The text once, each chunk a band: a segment between two consecutive boundaries is in no chunk
  *  (a gap), in one (its colour alternates with the index), or in several (an overlap). Each chunk's
@@ -464,6 +472,30 @@ function renderSpans(text, offsets, items) {
   });
   const points = Float64Array.from(bounds).sort();
   const fragment = document.createDocumentFragment();
+  let page = el("div", { class: "page" }), filled = 0;
+  fragment.append(page);
+  /** A piece of text in the page, a new page started after its first line end once the page is full. */
+  const write = (piece, make) => {
+    const made = [];
+    if (filled >= PAGE) {
+      const cut = piece.indexOf("\n");
+      if (cut >= 0) {
+        made.push(make(piece.slice(0, cut + 1))); // the line end included: the page ends with its line
+        page.append(made[0]);
+        page = el("div", { class: "page" });
+        fragment.append(page);
+        filled = 0;
+        piece = piece.slice(cut + 1);
+      }
+    }
+    if (piece) {
+      const node = make(piece);
+      page.append(node);
+      made.push(node);
+      filled += piece.length;
+    }
+    return made;
+  };
   const active = new Set();
   const chunkSegments = items.map(() => []);
   const markers = new Array(items.length);
@@ -472,24 +504,25 @@ function renderSpans(text, offsets, items) {
     for (const i of ends.get(at) || []) {
       if (starts.get(at) && starts.get(at).includes(i)) continue; // an empty chunk: both markers below
       active.delete(i);
-      fragment.append(endMarker(items[i], i));
+      page.append(endMarker(items[i], i));
     }
     for (const i of starts.get(at) || []) {
       markers[i] = startMarker(items[i], i);
-      fragment.append(markers[i]);
+      page.append(markers[i]);
       if (items[i].end > items[i].start) active.add(i);
-      else fragment.append(endMarker(items[i], i));
+      else page.append(endMarker(items[i], i));
     }
     if (p + 1 === points.length) break;
     const piece = text.slice(offsets[at], offsets[points[p + 1]]);
     if (!active.size) {
-      fragment.append(el("span", { class: "gap", text: piece }));
+      write(piece, (part) => el("span", { class: "gap", text: part }));
       continue;
     }
     const covering = [...active].sort((a, b) => a - b);
-    const segment = el("span", { class: covering.length > 1 ? "band ov" : `band k${covering[0] % 2}`, "data-chunks": covering.join(" "), text: piece });
-    for (const i of covering) chunkSegments[i].push(segment);
-    fragment.append(segment);
+    const attributes = { class: covering.length > 1 ? "band ov" : `band k${covering[0] % 2}`, "data-chunks": covering.join(" ") };
+    for (const segment of write(piece, (part) => el("span", { ...attributes, text: part }))) {
+      for (const i of covering) chunkSegments[i].push(segment);
+    }
   }
   state.result.chunkSegments = chunkSegments;
   state.result.markers = markers;
@@ -590,6 +623,7 @@ function readFile(file) {
         [{ field: "text", problem: "must be UTF-8" }]) }, "Checked in the page");
     }
     setText(text);
+    $("example").value = "";
     $("text-size").textContent += ` · ${file.name}`;
     document.body.dataset.file = file.name;
   });
@@ -615,8 +649,12 @@ function wire() {
   key.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); useKey(); } });
   $("forget-key").addEventListener("click", () => { sessionStorage.removeItem(KEY_STORE); key.value = ""; });
   $("tool").addEventListener("change", chooseTool);
-  $("example").addEventListener("change", () => { loadExample(Number($("example").value)); clearResult(); });
-  $("field-text").addEventListener("input", () => { state.text = $("field-text").value; updateTextSize(); });
+  $("example").addEventListener("change", () => {
+    if ($("example").value === "") return;
+    loadExample(Number($("example").value));
+    clearResult();
+  });
+  $("field-text").addEventListener("input", () => { state.text = $("field-text").value; $("example").value = ""; updateTextSize(); });
   $("file").addEventListener("change", () => { if ($("file").files[0]) readFile($("file").files[0]); });
   const drop = $("drop");
   drop.addEventListener("dragover", (event) => { event.preventDefault(); drop.classList.add("over"); });
