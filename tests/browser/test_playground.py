@@ -245,6 +245,20 @@ def test_a_file_over_the_tool_s_limit_is_refused_in_the_page_and_never_sent(tab:
     assert len(posted) == 1
 
 
+def test_a_dropped_file_loses_its_bom_and_must_be_utf8(tab: Tab) -> None:
+    """As the S3 flow reads a document: a leading BOM is not text; bytes that are not UTF-8 are
+    refused in the page, pointing at the text."""
+    tab.open()
+    choose(tab, "text-paragraphs-split")
+    drop(tab, b"\xef\xbb\xbfone\r\n\r\ntwo", "bom.txt")
+    tab.page.wait_for_selector("body[data-file='bom.txt']")
+    assert run(tab) == "done"
+    assert marks(tab)["text"] == "one\r\n\r\ntwo"
+    drop(tab, b"caf\xe9", "latin1.txt")
+    tab.page.wait_for_selector("#errors .error")
+    assert (error_shown(tab)["code"], error_shown(tab)["pointed"]) == ("invalid_input", ["text"])
+
+
 def test_text_typed_over_the_limit_is_refused_before_it_is_sent(tab: Tab) -> None:
     tab.open()
     choose(tab, "text-paragraphs-split")
@@ -307,6 +321,14 @@ def test_the_keyboard_alone_reaches_every_chunk_s_fields(tab: Tab) -> None:
     assert fields_panel(tab)["index"] == str(len(chunks) - 1)  # the last stays
     tab.page.keyboard.press("Home")
     assert fields_panel(tab)["index"] == "0"
+    tab.page.keyboard.press("j")
+    assert fields_panel(tab)["index"] == "1"
+    tab.page.keyboard.press("k")
+    assert fields_panel(tab)["index"] == "0"
+    tab.page.keyboard.press("PageDown")
+    assert fields_panel(tab)["index"] == str(min(10, len(chunks) - 1))
+    tab.page.keyboard.press("PageUp")
+    assert fields_panel(tab)["index"] == "0"
     tab.page.keyboard.press("End")
     assert fields_panel(tab)["index"] == str(len(chunks) - 1)
     tab.page.keyboard.press("Tab")  # one tab stop for all the chunks: Tab leaves the text
@@ -337,6 +359,8 @@ def test_the_page_requests_its_own_origin_only_under_its_policy(tab: Tab) -> Non
     assert tab.console_errors == []
     assert tab.page.evaluate("sessionStorage.getItem('text-tools-api-key')") == TEST_API_KEY
     assert tab.page.evaluate("localStorage.length + document.cookie.length") == 0  # the key is in the tab only
+    tab.page.click("#forget-key")
+    assert tab.page.evaluate("sessionStorage.getItem('text-tools-api-key')") is None
 
 
 def run_in_shell(command: str, environment: dict[str, str]) -> Any:
