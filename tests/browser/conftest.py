@@ -23,14 +23,16 @@ ARTIFACTS = ROOT / "build" / "playground"
 """Screenshots of each tool's page, kept as test artifacts (build/ is not committed)."""
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
+    """Module-scoped: Playwright's sync API keeps an asyncio loop running in this thread while it
+    is open, and the tests after this directory's (the MCP client's) run loops of their own."""
     assert Path(CHROMIUM).is_file(), f"{CHROMIUM} not found: apt-get install chromium (make test does)"
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     """Playwright's ``launch`` starts the browser on a new, empty user data directory of its own
     (removed when it closes): never the user's profile."""

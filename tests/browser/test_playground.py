@@ -481,3 +481,23 @@ def test_the_readme_screenshot_is_the_page_as_it_is(tab: Tab, context: BrowserCo
         SCREENSHOT.write_bytes(taken)
         warnings.warn(f"docs/playground.png rewritten ({changed:.1%} of its pixels changed): commit it", stacklevel=1)
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_chunk_s_table_header_is_shown_with_its_fields(tab: Tab) -> None:
+    """The descriptor's own answer for its table example, drawn by the page's renderer (whatever the
+    deployed chunker answers): each chunk that starts in a table shows its header's span and text."""
+    examples = descriptor("markdown-size-chunk")["examples"]
+    example = next(example for example in examples if "table_header" in json.dumps(example["output"]))
+    tab.open()
+    choose(tab, "markdown-size-chunk")
+    tab.page.evaluate("([text, output, request]) => render(text, output, request)",
+                      [example["input"]["text"], example["output"], example["input"]])  # fmt: skip
+    assert_marks_are_the_chunks(marks(tab), example["input"]["text"], example["output"])
+    with_header = [chunk for chunk in example["output"]["chunks"] if "table_header" in chunk]
+    assert with_header
+    for chunk in example["output"]["chunks"]:
+        tab.page.eval_on_selector(f"#view .start[data-index='{chunk['index']}']", "(marker) => marker.focus()")
+        shown = fields_panel(tab)
+        header = chunk.get("table_header")
+        expected = (f"{header['start']}\u2013{header['end']}", header["text"]) if header else (None, None)
+        assert (shown.get("table_header"), shown.get("table header text")) == expected

@@ -123,7 +123,9 @@ async function loadTools() {
   }
   const picker = $("tool");
   picker.replaceChildren(...state.tools.map((entry) => el("option", { value: `${entry.id}/${entry.version}`, text: entry.id })));
-  const preferred = state.tools.find((entry) => entry.id === "markdown-size-chunk") || state.tools[0];
+  // First the tool with the most parameters: the most to try, and the richest chunks to look at.
+  const parameters = (entry) => Object.keys(state.descriptors.get(`${entry.id}/${entry.version}`).input_schema.properties).length;
+  const preferred = state.tools.reduce((best, entry) => (best && parameters(best) >= parameters(entry) ? best : entry), null);
   if (preferred) picker.value = `${preferred.id}/${preferred.version}`;
   chooseTool();
   document.body.dataset.ready = "true";
