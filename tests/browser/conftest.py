@@ -72,6 +72,12 @@ def iam_base_url() -> Iterator[str]:
     yield from local_api("IAM")
 
 
+@pytest.fixture(scope="module")
+def open_base_url() -> Iterator[str]:
+    """``make serve AUTH_MODE=NONE``'s API on a free port."""
+    yield from local_api("NONE")
+
+
 def new_tab(context: BrowserContext, base_url: str) -> Tab:
     page = context.new_page()
     tab = Tab(page, base_url)

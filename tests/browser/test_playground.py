@@ -501,3 +501,14 @@ def test_a_chunk_s_table_header_is_shown_with_its_fields(tab: Tab) -> None:
         header = chunk.get("table_header")
         expected = (f"{header['start']}\u2013{header['end']}", header["text"]) if header else (None, None)
         assert (shown.get("table_header"), shown.get("table header text")) == expected
+
+
+def test_with_auth_mode_none_the_page_asks_for_no_key_and_runs(context: BrowserContext, open_base_url: str) -> None:
+    tab = new_tab(context, open_base_url)
+    tab.open(key=None)
+    assert tab.page.is_hidden("#api-key")
+    choose(tab, "text-paragraphs-split", 0)
+    assert run(tab) == "done"
+    example = descriptor("text-paragraphs-split")["examples"][0]
+    assert_marks_are_the_chunks(marks(tab), example["input"]["text"], example["output"])
+    assert tab.console_errors == []
