@@ -19,6 +19,7 @@ import os
 import re
 from functools import cache
 from itertools import accumulate
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple, TypedDict
 
@@ -150,7 +151,7 @@ class DeployedTokenizer:
         """Where each of ``text``'s own tokens (no special tokens) ends, in code points, never before
         the one before (the library's offsets, in order)."""
         offsets = self.tokenizer.encode(text, add_special_tokens=False).offsets
-        return list(accumulate((end for _, end in offsets), max, initial=0))[1:]
+        return list(accumulate(map(itemgetter(1), offsets), max))
 
 
 def record(source: Path, manifest: Path) -> list[Deployed]:

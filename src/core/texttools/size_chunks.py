@@ -551,6 +551,7 @@ class DeployedBudget(Budget):
         while True:
             self.window_end = min(high, start + width)
             ends = self.tokenizer.content_ends(text[start : self.window_end])
+            horizon = None  # this window's, not an earlier one's
             if len(ends) > own:
                 last_fitting, first_over = (ends[k - 1] if k > 0 else 0 for k in (own, own + 1))
                 horizon = start + min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
