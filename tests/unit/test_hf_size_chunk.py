@@ -91,6 +91,7 @@ def ours(text: str, sizes: Settings) -> Any:
 @example("Hello world. \U0001f600 \u6771\u4eac", (60, 0, 0), 4, "bytelevel")
 @example("[CLS] a b [SEP] c", (60, 5, 0), 4, "wordpiece")
 @example("\u2581 x\u3000 y", (60, 0, 0), 4, "unigram")
+@example("GATTACA" * 60, (420, 0, 0), 32, "wordpiece")  # over 100 characters, a word is one [UNK]
 def test_text_size_chunk_with_a_deployed_tokenizer_matches_reference(
     deployed_tokenizers: Path, text: str, size: tuple[int, int, int], max_tokens: int, family: str
 ) -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests import reference
 from tests.unit.test_streaming import cut_text, drained, windows_of
-from texttools.size_chunks import TOKENS_ONLY_MAX_CHARS, Settings, TokenBudget
+from texttools.size_chunks import REUSE_CHARS, TOKENS_ONLY_MAX_CHARS, Settings, TokenBudget
 from texttools.tokens import encoding
 from texttools.tools.text_size_chunk import size_chunk, stream_size_chunk
 
@@ -217,3 +217,43 @@ def test_size_chunk_in_long_runs_matches_reference(text: str, max_tokens: int, t
     output = size_chunk(text, Settings(TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, encoding(tokenizer)), None)
     wanted = reference.size_chunk(text, boundaries(text), TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, count)
     assert spans(output) == wanted
+
+
+def test_a_window_with_no_more_tokens_than_the_budget_has_no_horizon_of_an_earlier_one() -> None:
+    """37 letters a are 6 tokens of cl100k_base, 40 are 5: at max_tokens 5 the last chunk's first
+    window holds more than 5 tokens, its next (reaching the end) does not, so no horizon bounds it
+    and the chunk is the text's end (the window before's horizon had cut it 2 characters short)."""
+    text = "a" * 1840
+    output = size_chunk(text, Settings(2000, 10, 0, 5, encoding("cl100k_base")), None)
+    wanted = reference.size_chunk(text, boundaries(text), 2000, 10, 0, 5, TokenCounter("cl100k_base"))
+    assert spans(output) == wanted
+    assert spans(output)[-1] == (1800, 1840, "end", 5)
+
+
+WORDS = st.sampled_from(
+    ["word", "the", "café", "e\u0301t\u00e9", "\U0001f600", "\u65e5\u672c", "1234", "it's", "x.y", "!!"]
+)
+SEPARATORS = st.sampled_from([" ", " ", " ", ", ", ". ", "\n", "\n\n", "\t", "  "])
+prose_like = st.lists(st.tuples(WORDS, SEPARATORS), min_size=150, max_size=700).map(
+    lambda pairs: "".join(word + separator for word, separator in pairs)
+)
+
+
+@settings(max_examples=max(40, int(os.environ.get("TEXT_TOOLS_FUZZ_EXAMPLES", "0")) // 10), deadline=None)
+@given(prose_like, st.integers(48, 300), st.sampled_from(["cl100k_base", "o200k_base"]), st.data())
+def test_a_budget_that_reuses_the_encoding_before_it_is_the_budget_made_afresh(
+    text: str, max_tokens: int, tokenizer: str, data: st.DataObject
+) -> None:
+    """A budget started from the chunk before's encoding (``TokenBudget._reuse``) has the same
+    window and cutoff as one that encodes afresh, and every count it gives is tiktoken's."""
+    chosen = encoding(tokenizer)
+    sizes = Settings(TOKENS_ONLY_MAX_CHARS, 0, 0, max_tokens, chosen)
+    first = data.draw(st.integers(0, 40))
+    before = TokenBudget(text, first, len(text), sizes)
+    start = data.draw(st.integers(first + 1, max(first + 1, before.encoded_end - REUSE_CHARS - 1)))
+    reused = TokenBudget(text, start, len(text), sizes, before)
+    fresh = TokenBudget(text, start, len(text), sizes)
+    assert (reused.cutoff, reused.window_end) == (fresh.cutoff, fresh.window_end)
+    ends = range(start + 1, min(reused.cutoff, len(text) + 1))
+    for end in data.draw(st.lists(st.sampled_from(ends), max_size=20)) if ends else []:
+        assert reused.count(end) == len(chosen.encode_ordinary(text[start:end]))

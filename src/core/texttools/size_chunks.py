@@ -23,11 +23,11 @@ search), ``_ends_by_kind`` (the kinds, best first) and ``next_start``.
 
 import re
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from heapq import merge
-from itertools import accumulate, compress, count, repeat
+from itertools import accumulate, compress, count, islice, repeat
 from operator import add, gt, mul, ne
 from typing import TYPE_CHECKING, Final, NamedTuple, NotRequired, TypedDict
 
@@ -37,7 +37,16 @@ from .hf_tokens import PREFIX, DeployedTokenizer, deployed, deployed_tokenizer, 
 from .lines import Position, line_starts, line_view
 from .spans import cut as cut_texts
 from .spans import minus, shifted
-from .tokens import DEFAULT_TOKENIZER, TABLES, boundaries, encoding, pieces, token_lengths
+from .tokens import (
+    DEFAULT_TOKENIZER,
+    TABLES,
+    boundaries,
+    boundaries_reversed,
+    encoding,
+    gap_characters,
+    pieces,
+    token_lengths,
+)
 from .tool import Params
 
 if TYPE_CHECKING:
@@ -226,6 +235,12 @@ LONG_PIECE_CHARS: Final = 256
 """A piece longer than this is counted from the window's own tokens (``TokenBudget._count_in_piece``)."""
 TAIL_BYTES: Final = 64
 """How far before a chunk's end that count starts to encode afresh, at first."""
+SHORT_CHUNK_CHARS: Final = 64
+"""A chunk this short is counted by encoding it whole (``TokenBudget.count``)."""
+REUSE_CHARS: Final = 256
+"""Encoded text shorter than this is encoded again rather than searched for a gap to keep the tokens
+before (``TokenBudget``): the regex module's search of the gaps costs more per character than
+tiktoken's encoding where there are none (a run of punctuation at 4 tokens: 8 192 chunks)."""
 
 
 def next_window(width: int, wanted: int, tokens: int) -> int:
@@ -236,6 +251,15 @@ def next_window(width: int, wanted: int, tokens: int) -> int:
     still a function of the text from the chunk's start alone)."""
     sized = -(-9 * width * (wanted + 1) // (8 * max(tokens, 1))) + TOKEN_WINDOW_CHARS
     return min(8 * width, max(2 * width, sized))
+
+
+def _without_gaps(text: str, low: int, high: int) -> bool:
+    """Whether ``(low, high]`` surely holds no gap, told by a search for one character class where
+    the pre-tokenizer's own pattern would cost more than encoding the run (letters, punctuation,
+    emoji): a gap is a space or tab or follows a letter, mark or digit, and a run of letters alone
+    has none inside (``texttools.tokens.gap_characters``)."""
+    may_end, not_letter = gap_characters()
+    return may_end.search(text, low, high + 1) is None or not_letter.search(text, low, high + 1) is None
 
 
 class Budget:
@@ -260,82 +284,185 @@ class Budget:
 class TokenBudget(Budget):
     """Which ends of one chunk fit in ``max_tokens``, and the chunk's count, exactly and fast.
 
-    The reach is encoded once from the chunk's start (``window``). A *gap* is a position where the
-    encoding's pre-tokenizer always ends a piece, having looked no further than the character at
-    it (``texttools.tokens.Table.boundaries``: after a word before a space or tab, at the end of a
-    run of letters or of digits), so the pieces before it are the same in the window and in any
-    chunk that goes past it. So, for any end ``e`` after a gap ``g``,
-    ``tokens(text[s:e]) = tokens of the window before g + tokens(text[g:e])``: exact with one short
-    encoding, and, since the second term is not negative, at least the first. The first gap before
-    which the window holds more than ``max_tokens`` tokens is a cutoff: no end after it fits.
+    A *gap* is a position where the encoding's pre-tokenizer always ends a piece, having looked no
+    further than the character at it (``texttools.tokens.Table.boundaries``: after a word before a
+    space or tab, at the end of a run of letters or of digits), so the pieces before it are the same
+    in any text that goes past it. So, for any end ``e`` after a gap ``g``,
+    ``tokens(text[s:e]) = tokens(text[s:g]) + tokens(text[g:e])``: exact with one short encoding,
+    and, since the second term is not negative, at least the first.
+
+    The budget holds one encoding of ``text[start:encoded_end]`` (``ids``), made once: a longer
+    window adds to it from the last gap of what is encoded (``_extend``: the tokens before that gap
+    stay), and the chunk before's encoding gives its tokens between the first gap after this
+    chunk's start and its own last gap (``_reuse``). So on prose each character is handed to
+    tiktoken about once, however many windows and chunks cover it. The gap an end needs is found
+    with one backwards search from it (``_gap_before``), remembered, so ends asked last first in a
+    run without gaps do not search it again.
 
     Where the pre-tokenizer has no gap (a run of letters without spaces, Han, DNA, a run of marks
     or punctuation), no gap bounds the ends to try, and each one tried costs an encoding of the run
     so far: the *horizon* bounds them instead. The window is the first of ``text[s:s + w]``,
-    ``w = max_tokens + 32``, then ``next_window``'s, that holds more than ``max_tokens`` tokens and reaches
-    ``TOKEN_WINDOW_MARGIN`` code points past the horizon (or reaches ``high``); the horizon is the
-    end of its ``max_tokens + 1``-th token or ``TOKEN_HORIZON_CHARS`` code points past the end of
-    its ``max_tokens``-th, whichever comes first (each rounded up to a code point), and no end past
-    it is tried. A prefix's tokens grow with it but for a token or two where BPE merges
-    differently at its end, so in prose the horizon lies past the cutoff and changes nothing
-    (docs/decisions.md, "The token horizon"). Every count stays tiktoken's own.
+    ``w = max_tokens + 32``, then ``next_window``'s, that holds more than ``max_tokens`` tokens and
+    reaches ``TOKEN_WINDOW_MARGIN`` code points past the horizon (or reaches ``high``); the horizon
+    is the end of its ``max_tokens + 1``-th token or ``TOKEN_HORIZON_CHARS`` code points past the
+    end of its ``max_tokens``-th, whichever comes first (each rounded up to a code point), and no end
+    past it is tried. A window's tokens are the encoding's before its last gap and those of the
+    text after that gap alone (``_window``). A prefix's tokens grow with it but for a token or two
+    where BPE merges differently at its end, so in prose the horizon lies past the cutoff and
+    changes nothing (docs/decisions.md, "The token horizon"). The first gap before which the window
+    holds more than ``max_tokens`` tokens is a cutoff too: no end after it fits. Every count stays
+    tiktoken's own.
     """
 
-    def __init__(self, text: str, start: int, high: int, settings: Settings) -> None:
+    def __init__(
+        self, text: str, start: int, high: int, settings: Settings, before: "TokenBudget | None" = None
+    ) -> None:
         assert settings.tokenizer is not None
         assert not isinstance(settings.tokenizer, DeployedTokenizer)
         assert settings.max_tokens is not None
         self.text, self.start = text, start
         self.encoding, self.limit = settings.tokenizer, settings.max_tokens
-        self.boundaries = boundaries(self.encoding.name)
-        self.lengths = token_lengths(self.encoding.name)
-        reach = self.limit + TOKEN_WINDOW_CHARS
-        horizon = None
+        name = self.encoding.name
+        self.boundaries, self._reversed = boundaries(name), boundaries_reversed(name)
+        self.lengths = token_lengths(name)
+        self.ids: list[int] = []
+        """The tokens of ``text[start:encoded_end]``, as tiktoken encodes it alone."""
+        self.token_ends: list[int] = []
+        """Where each of them ends: a UTF-8 offset from ``start``."""
+        self.encoded_end = start
+        self.ascii = True
+        """Whether ``text[start:encoded_end]`` is ASCII (then a UTF-8 offset is a code point offset)."""
+        self.window_bytes = b""
+        """``text[start:encoded_end]`` in UTF-8, unless it is ASCII."""
+        self._known = (start, 0)
+        """A position and its UTF-8 offset from ``start``: the last one asked (``_byte_offset``)."""
+        self._decoded = (start, 0)
+        """A position and its UTF-8 offset from ``start``: the last one ``_position_after`` found."""
+        self._last_gap = (start, start)
+        """A position asked of ``_gap_before`` and its answer: no gap lies between them."""
+        self._window_piece = (-1, -1)
+        """A gap and where the encoded text's pre-tokenizer piece from it ends (``_count_in_piece``)."""
+        if (
+            before is not None
+            and before.start < start < before.encoded_end - REUSE_CHARS
+            and before.encoding is self.encoding
+        ):
+            self._reuse(before)
+        width = self.limit + TOKEN_WINDOW_CHARS
         while True:
-            self._encode(min(high, start + reach))
-            if len(self.token_ends) > self.limit:
-                last_fitting, first_over = map(self._position_after, self.token_ends[self.limit - 1 : self.limit + 1])
-                horizon = min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
+            self.window_end = min(high, start + width)
+            held, ends = self._window(self.window_end)
+            horizon = over = None
+            if ends is not None:  # the horizon: this window's, not an earlier one's
+                over = self._position_after(ends[1])
+                horizon = min(self._position_after(ends[0]) + TOKEN_HORIZON_CHARS, over)
             if self.window_end == high or (horizon is not None and horizon + TOKEN_WINDOW_MARGIN <= self.window_end):
                 break
-            reach = next_window(reach, self.limit, len(self.token_ends))
+            width = next_window(width, self.limit, held)
         self.cutoff = high + 1 if horizon is None else min(high + 1, horizon + 1)
         """No end at or after this fits (or is tried: the horizon)."""
-        found = self.boundaries.finditer(text, start, min(self.cutoff, self.window_end))
-        self.gaps = [gap.end() for gap in found]
-        """The gaps before the cutoff (where every end to count lies)."""
-        self._window_piece = (-1, -1)
-        """A gap and where the window's pre-tokenizer piece from it ends (``_count_in_piece``)."""
-        if len(self.token_ends) > self.limit:  # the first gap after the (limit + 1)th token is a cutoff
-            after = bisect_left(self.gaps, self._position_after(self.token_ends[self.limit]))
-            if after < len(self.gaps):
-                self.cutoff = self.gaps[after]
+        if over is not None:  # the first gap after the window's (limit + 1)th token is a cutoff
+            found = self.boundaries.search(text, over - 1, min(self.cutoff, self.window_end))
+            if found is not None:
+                self.cutoff = found.end()
 
-    def _encode(self, window_end: int) -> None:
-        self.window_end = window_end
-        window = self.text[self.start : window_end]
-        ids = self.encoding.encode_ordinary(window)
-        self.ascii = window.isascii()
-        self.window_bytes = b"" if self.ascii else window.encode()
-        self._known = (self.start, 0)
-        """A position and its UTF-8 offset in the window: the last one asked (``_byte_offset``)."""
-        self.ids = ids
-        self.token_ends = list(accumulate(map(self.lengths.__getitem__, ids)))
+    def _reuse(self, before: "TokenBudget") -> None:
+        """Start the encoding with the tokens that ``before`` (the chunk before's budget, whose
+        encoding covers this chunk's start) holds between the first gap after ``start`` and its
+        own last gap, after an encoding of the text up to that first gap."""
+        first = self.boundaries.search(self.text, self.start, before.encoded_end + 1)
+        last = before._gap_before(before.encoded_end)
+        if first is None or last <= first.end():
+            return
+        head = self.encoding.encode_ordinary(self.text[self.start : first.end()])
+        low, high = before._window_tokens(first.end()), before._window_tokens(last)
+        head_ends = list(accumulate(map(self.lengths.__getitem__, head)))
+        shift = head_ends[-1] - before.token_ends[low - 1]
+        self.ids = head + before.ids[low:high]
+        self.token_ends = head_ends + list(map(add, before.token_ends[low:high], repeat(shift)))
+        self._note_encoded(last)
+        self._last_gap = (last, last)
+
+    def _window(self, end: int) -> tuple[int, tuple[int, int] | None]:
+        """The tokens of ``text[start:end]``, and where its ``limit``-th and ``limit + 1``-th end
+        (UTF-8 offsets from ``start``) if it holds more: the encoding's up to ``end``, or its
+        tokens before the last gap and those of the text after it."""
+        if end > self.encoded_end:
+            self._extend(end)
+        limit = self.limit
+        if end == self.encoded_end or (gap := self._gap_before(end)) == end:
+            held = len(self.ids) if end == self.encoded_end else self._window_tokens(end)
+            return held, (self.token_ends[limit - 1], self.token_ends[limit]) if held > limit else None
+        kept = self._window_tokens(gap) if gap > self.start else 0
+        tail = self.encoding.encode_ordinary(self.text[gap:end])
+        if kept + len(tail) <= limit:
+            return kept + len(tail), None
+        ends = self.token_ends[:kept]
+        ends += accumulate(map(self.lengths.__getitem__, tail), initial=ends[-1] if ends else 0)
+        del ends[kept]  # the initial offset
+        return len(ends), (ends[limit - 1], ends[limit])
+
+    def _extend(self, end: int) -> None:
+        """Encode ``text[start:end]``, ``end`` past ``encoded_end``: the tokens before the last gap
+        of the text encoded so far stay, and the text from that gap is encoded alone."""
+        gap = self._gap_before(self.encoded_end) if self.encoded_end - self.start >= REUSE_CHARS else self.start
+        kept = self._window_tokens(gap) if gap > self.start else 0
+        offset = self.token_ends[kept - 1] if kept else 0
+        del self.ids[kept:], self.token_ends[kept:]
+        added = self.encoding.encode_ordinary(self.text[gap:end])
+        self.ids += added
+        self.token_ends += islice(accumulate(map(self.lengths.__getitem__, added), initial=offset), 1, None)
+        self._note_encoded(end)
+
+    def _note_encoded(self, end: int) -> None:
+        """``text[start:end]`` is now encoded (its bytes kept, unless it is ASCII)."""
+        added = self.text[self.encoded_end : end]
+        if self.ascii and not added.isascii():
+            self.ascii = False
+            self.window_bytes = self.text[self.start : self.encoded_end].encode()
+        if not self.ascii:
+            self.window_bytes += added.encode()
+        self.encoded_end = end
+
+    def _gap_before(self, position: int) -> int:
+        """The last gap in ``(start, position]``, or ``start`` if none: a backwards search of the
+        ``SHORT_CHUNK_CHARS`` before it, then (unless ``_without_gaps`` tells there is none) of the
+        rest, from the position asked before when this one lies after it."""
+        asked, gap = self._last_gap
+        if gap <= position <= asked:
+            return gap
+        low = asked if position > asked else self.start
+        if position < asked:
+            gap = self.start
+        middle = max(low, position - SHORT_CHUNK_CHARS)  # where prose has one, a gap lies close before
+        found = self._reversed.search(self.text, middle, position + 1)
+        if found is None and middle > low and not _without_gaps(self.text, low, middle):
+            found = self._reversed.search(self.text, low, middle + 1)
+        if found is not None:
+            gap = found.end()
+        self._last_gap = (position, gap)
+        return gap
 
     def _position_after(self, offset: int) -> int:
-        """The first position at or after UTF-8 ``offset`` of the window (a token may end inside a
-        character)."""
+        """The first position at or after UTF-8 ``offset`` of the encoded text (a token may end
+        inside a character): the characters decoded from the last position found, if before."""
         if self.ascii:
             return self.start + offset
-        before = self.window_bytes[:offset].decode("utf-8", "ignore")
-        return self.start + len(before) + (len(before.encode()) < offset)
+        data = self.window_bytes
+        position, at = self._decoded if self._decoded[1] <= offset else (self.start, 0)
+        boundary = offset
+        while boundary < len(data) and data[boundary] & 0xC0 == 0x80:  # inside a character: back to its start
+            boundary -= 1
+        position += len(data[at:boundary].decode())
+        self._decoded = (position, boundary)
+        return position + (boundary < offset)
 
     def _window_tokens(self, gap: int) -> int:
-        """The window's tokens before ``gap``, a gap inside the window."""
+        """The encoded text's tokens before ``gap``, a gap in it."""
         return bisect_right(self.token_ends, gap - self.start if self.ascii else self._byte_offset(gap))
 
     def _byte_offset(self, position: int) -> int:
-        """``position``'s UTF-8 offset in the window, counted from the last one asked (the positions
+        """``position``'s UTF-8 offset from ``start``, counted from the last one asked (the positions
         asked lie close together: gaps near the cutoff, the chunk's end)."""
         known, offset = self._known
         if position >= known:
@@ -346,10 +473,12 @@ class TokenBudget(Budget):
         return offset
 
     def count(self, end: int) -> int:
-        """``tokens(text[start:end])``, exactly."""
-        index = bisect_right(self.gaps, end) - 1
-        gap = self.gaps[index] if index >= 0 else self.start
-        if gap == end and end < self.window_end:
+        """``tokens(text[start:end])``, exactly (a chunk of at most ``SHORT_CHUNK_CHARS`` encoded
+        whole: cheaper than searching it for a gap)."""
+        if end - self.start <= SHORT_CHUNK_CHARS:
+            return len(self.encoding.encode_ordinary(self.text[self.start : end]))
+        gap = self._gap_before(min(end, self.encoded_end))
+        if gap == end:
             return self._window_tokens(end)
         if end - gap > LONG_PIECE_CHARS and (tokens := self._count_in_piece(gap, end)) is not None:
             return tokens
@@ -369,8 +498,8 @@ class TokenBudget(Budget):
         the window's before ``k`` and those. The piece is longer than any token, so tiktoken merges
         it byte pair by byte pair (no whole-piece lookup), as here."""
         pattern = pieces(self.encoding.name)
-        if self._window_piece[0] != gap:  # the window's piece from this gap, found once per gap
-            found = pattern.match(self.text, gap, self.window_end)
+        if self._window_piece[0] != gap:  # the encoded text's piece from this gap, found once per gap
+            found = pattern.match(self.text, gap, self.encoded_end)
             self._window_piece = (gap, found.end() if found else gap)
         if self._window_piece[1] < end:
             return None
@@ -422,6 +551,7 @@ class DeployedBudget(Budget):
         while True:
             self.window_end = min(high, start + width)
             ends = self.tokenizer.content_ends(text[start : self.window_end])
+            horizon = None  # this window's, not an earlier one's
             if len(ends) > own:
                 last_fitting, first_over = (ends[k - 1] if k > 0 else 0 for k in (own, own + 1))
                 horizon = start + min(last_fitting + TOKEN_HORIZON_CHARS, first_over)
@@ -444,11 +574,12 @@ class DeployedBudget(Budget):
         )
 
 
-def token_budget(text: str, start: int, high: int, settings: Settings) -> Budget:
-    """The budget of the chunk at ``start`` for the settings' tokenizer (one interface for both kinds)."""
+def token_budget(text: str, start: int, high: int, settings: Settings, before: Budget | None = None) -> Budget:
+    """The budget of the chunk at ``start`` for the settings' tokenizer (one interface for both kinds);
+    ``before``, the budget of the chunk made before it in ``text``, may lend it its encoding."""
     if isinstance(settings.tokenizer, DeployedTokenizer):
         return DeployedBudget(text, start, high, settings)
-    return TokenBudget(text, start, high, settings)
+    return TokenBudget(text, start, high, settings, before if isinstance(before, TokenBudget) else None)
 
 
 class Reach:
@@ -509,6 +640,8 @@ class Chunker:
         the one before ends where it did, so a long run of closers or marks is walked once."""
         self._clusters: Sequence[int] | None = None
         """Every cluster boundary of the text, asked for once, when a cut needs one (``_boundaries``)."""
+        self._budget: Budget | None = None
+        """The token budget of the chunk made last, whose encoding the next one reuses."""
 
     @cached_property
     def lines(self) -> LineEnds:
@@ -588,7 +721,7 @@ class Chunker:
         whole_reach = self.final or self.text_end > reach
         if settings.max_tokens is None:
             return self._end_in_reach(start, low, high, None) if whole_reach else None
-        budget = token_budget(self.text, start, high, settings)
+        budget = self._budget = token_budget(self.text, start, high, settings, self._budget)
         if not whole_reach and (budget.cutoff > high or budget.window_end == self.text_end):
             return None
         return self._end_in_reach(start, low, high, budget)

@@ -102,6 +102,27 @@ def boundaries(name: str) -> "regex.Pattern[str]":
 
 
 @cache
+def boundaries_reversed(name: str) -> "regex.Pattern[str]":
+    """``boundaries`` searching backwards: ``search(text, low, high + 1)`` finds the last position
+    in ``(low, high]`` where the pre-tokenizer always ends a piece, looking at the characters of
+    ``text[low:high + 1]`` alone (one C-speed search, however far back it lies)."""
+    import regex  # noqa: PLC0415
+
+    return regex.compile(TABLES[name].boundaries, flags=regex.REVERSE)
+
+
+@cache
+def gap_characters() -> "tuple[regex.Pattern[str], regex.Pattern[str]]":
+    """A character at or after which either encoding's pre-tokenizer may end a piece (a space or
+    tab, a letter, mark or digit), and one that is not a letter: where neither is found, a span of
+    text holds no ``boundaries`` inside it. Each is one character class, searched several times
+    faster than ``boundaries``' alternatives and lookaheads (``size_chunks.TokenBudget``)."""
+    import regex  # noqa: PLC0415
+
+    return regex.compile(r"[\p{L}\p{M}\p{N} \t]"), regex.compile(r"\P{L}")
+
+
+@cache
 def pieces(name: str) -> "regex.Pattern[str]":
     """An encoding's pre-tokenizer pattern, compiled with the regex module, to tell whether a span
     of text is one piece (``size_chunks.TokenBudget``)."""
