@@ -288,6 +288,14 @@ def prose_text(limit_bytes: int, seed: int = 17) -> str:
     return joined_up_to(limit_bytes, paragraphs())
 
 
+def setext_part(heading_bytes: int = 250_000, body_bytes: int = 50_000) -> bytes:
+    """A section of converted text whose heading is a whole paragraph (issue 60): ``heading_bytes``
+    of prose lines with ``---`` right under them (no blank line: a setext heading of level 2 that
+    every chunk of its section carries in ``headings``), then ``body_bytes`` of paragraphs."""
+    heading = prose_text(heading_bytes, seed=23).replace("\n\n", "\n")
+    return (heading + "\n---\n\n" + prose_text(body_bytes, seed=29) + "\n\n").encode()
+
+
 def hostile_tokens(limit_bytes: int, seed: int = 19) -> dict[str, str]:
     """Texts in which an encoding's pre-tokenizer finds nowhere to end a piece for long stretches,
     each at most ``limit_bytes`` of UTF-8: the inputs that held a token budget for its whole timeout
