@@ -112,3 +112,9 @@ def measured(name: str, size: int) -> dict[str, Any]:
                             check=True, env=env, cwd=ROOT)  # fmt: skip
     row: dict[str, Any] = json.loads(result.stdout)
     return row | {"mib_per_s": row["mib"] / row["seconds"]}
+
+
+def at_scale_rows() -> list[dict[str, Any]]:
+    """``make bench``'s rows: each document at the size issue 60 states."""
+    sizes = {"long-headings": 16 << 20, "spreadsheet": 100_000_000}
+    return [{"document": name} | measured(name, size) for name, size in sizes.items()]
