@@ -167,11 +167,12 @@ def chunk_generated(
     size: int,
     metadata: dict[str, str],
     check: Callable[[bytes], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[float, int]:
     """The chunker's own path (``s3_documents.chunk_object``) over the document that ``blocks``
     makes (``size`` bytes in all), read from a stand-in S3 that makes its body as it is read and
     discards what is written, after handing each written object or part to ``check``: the seconds
-    (``check``'s own left out) and the bytes written."""
+    by ``clock`` (``check``'s own left out) and the bytes written."""
     import boto3  # noqa: PLC0415, F401 (what the deployed chunker holds in memory)
     from botocore.exceptions import ClientError  # noqa: PLC0415
 
@@ -204,9 +205,9 @@ def chunk_generated(
         def wrote(self, body: bytes) -> None:
             self.written += len(body)
             if check is not None:
-                started = time.perf_counter()
+                started = clock()
                 check(body)
-                checking[0] += time.perf_counter() - started
+                checking[0] += clock() - started
 
         def complete_multipart_upload(self, **_: Any) -> None:
             pass
@@ -217,10 +218,10 @@ def chunk_generated(
     s3 = StandInS3()
     source = Source("bucket", "incoming/large", "v1", "etag", size)
     settings = s3_documents.Settings(JSONL, max(size, 1) * 2)
-    started = time.perf_counter()
+    started = clock()
     outcome = s3_documents.chunk_object(s3, source, settings)
     assert outcome.code == "ok", outcome
-    return time.perf_counter() - started - checking[0], s3.written
+    return clock() - started - checking[0], s3.written
 
 
 def large_document_rows() -> list[dict[str, Any]]:
