@@ -32,6 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
+from .tables import Paragraph, Table, candidate_lines, paragraph_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -69,6 +70,8 @@ _CORRECTION_ROUNDS = 4
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
 
 ByteRange = tuple[int, int]
+ParagraphRange = tuple[int, int, tuple[tuple[bool, int], ...]]
+"""A paragraph's UTF-8 byte range and its containers (``_parsed_with_paragraphs``)."""
 BlockRange = tuple[int, int, bool]
 """A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
 _BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
@@ -97,6 +100,8 @@ class Blocks(NamedTuple):
     restarts: list[int]
     """With ``restarts`` asked: the lines where a parse of the text from there finds the blocks of
     the whole parse from there on (``restart_lines``), in order; else empty."""
+    tables: list[Table]
+    """With ``tables`` asked: the tables (``texttools.tables``), in order; else empty."""
 
 
 class Outlined(NamedTuple):
@@ -110,15 +115,18 @@ class Outlined(NamedTuple):
     path: list[str]
 
 
-def block_structure(text: str, restarts: bool = False) -> Blocks:
+def block_structure(text: str, restarts: bool = False, tables: bool = False) -> Blocks:
     """The top-level headings and the literal blocks of ``text``, from the block parse of the
-    normalised text (lines as in ``text``; U+0000 replaced, for parsing only), and with
-    ``restarts`` the lines where a parse may start again (a document read in windows)."""
-    source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").encode()
-    source = with_spec_whitespace(source)
+    normalised text (lines as in ``text``; U+0000 replaced, for parsing only), with ``restarts``
+    the lines where a parse may start again (a document read in windows), and with ``tables``
+    the tables."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")
+    candidates = candidate_lines(normal) if tables else []
+    source = with_spec_whitespace(normal.replace("\0", "\ufffd").encode())
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
-        headings, raw_blocks, code_blocks = parsed(source, every_block)
+        paragraphs: list[ParagraphRange] | None = [] if candidates else None
+        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
@@ -135,7 +143,23 @@ def block_structure(text: str, restarts: bool = False) -> Blocks:
             found.append(Heading(line, last - line + 1, levels[start, end], last > line))
         else:
             literals.append((line, last))
-    return Blocks(found, literals, restart_lines(source, every_block) if every_block is not None else [])
+    restart = restart_lines(source, every_block) if every_block is not None else []
+    return Blocks(found, literals, restart, _tables(normal, source, paragraphs, candidates) if paragraphs else [])
+
+
+def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], candidates: list[int]) -> list[Table]:
+    """The tables in the paragraphs that hold a candidate delimiter row (not as their first line)."""
+    starts = running_sum(map(add, map(len, source.split(b"\n")), repeat(1)), 0)
+    lines = normal.split("\n")
+    found: list[Table] = []
+    for start, end, containers in paragraphs:
+        first = bisect_right(starts, start) - 1
+        last = bisect_right(starts, max(start, end - 1)) - 1
+        index = bisect_right(candidates, first)
+        if index < len(candidates) and candidates[index] <= last:
+            chain = tuple(("quote" if quote else "item", bisect_right(starts, at) - 1) for quote, at in containers)
+            found += paragraph_tables(lines, Paragraph(first, last, chain))
+    return sorted(found)
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -173,7 +197,7 @@ def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
 
 
 def parsed(
-    source: bytes, every_block: list[BlockRange] | None = None
+    source: bytes, every_block: list[BlockRange] | None = None, paragraphs: list[ParagraphRange] | None = None
 ) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
     as UTF-8 byte ranges of ``source``; and into ``every_block``, when given, every block's range
@@ -183,9 +207,11 @@ def parsed(
     that opened before it is still open, which their ranges tell (events come in document order,
     and a container's range spans its content).
     """
+    events: Any = pyromark.events_with_range(source.decode(), merge_text=True)  # (an event, its range)
+    if paragraphs is not None:
+        return _parsed_with_paragraphs(events, every_block, paragraphs)
     headings, raw_blocks, code_blocks = [], [], []
     open_until = 0  # where the block quotes and lists opened so far end
-    events: Any = pyromark.events_with_range(source.decode(), merge_text=True)  # (an event, its range)
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
             if every_block is not None and event == "Rule":  # a thematic break: a block without content
@@ -205,6 +231,63 @@ def parsed(
         elif not _CONTAINERS.isdisjoint(opened):
             open_until = max(open_until, where["end"])
     return headings, raw_blocks, code_blocks
+
+
+def _parsed_with_paragraphs(
+    events: Any, every_block: list[BlockRange] | None, paragraphs: list[ParagraphRange]
+) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
+    """``parsed``, reading every event: also each paragraph's range and containers (into
+    ``paragraphs``), which a table needs. A paragraph is a ``Paragraph`` block, or the text of a
+    tight list item (pulldown-cmark gives it no block of its own: its inline events, between the
+    item's blocks). Containers: ``(True, start)`` for a block quote, ``(False, start)`` for a list
+    item, outermost first. Only read when the text may hold a table (``texttools.tables``)."""
+    headings, raw_blocks, code_blocks = [], [], []
+    stack: list[tuple[str, int]] = []  # the blocks open, outermost first: kind, start
+    run: list[int] = []  # the tight item text open: its start and end
+    for event, where in events:
+        edge, block, kind = _block_edge(event)
+        if not edge:  # inline: in a tight item, its text
+            if stack and stack[-1][0] == "Item":
+                run[:] = [run[0] if run else where["start"], where["end"]]
+            continue
+        if run:  # a block opens or closes in a tight item: its text so far is a paragraph
+            paragraphs.append((run[0], run[1], (*_containers(stack[:-1]), (False, stack[-1][1]))))
+            run.clear()
+        if edge == "End":
+            stack.pop()
+            continue
+        start = where["start"]
+        if every_block is not None:
+            every_block.append((start, where["end"], kind == "List"))
+        if kind == "HtmlBlock":
+            raw_blocks.append((start, where["end"]))
+        elif kind == "Heading" and not any(opened in ("BlockQuote", "List") for opened, _ in stack):
+            headings.append(((start, where["end"]), int(block["Heading"]["level"][1])))
+        elif kind == "CodeBlock":
+            code_blocks.append((start, where["end"]))
+        elif kind == "Paragraph":
+            paragraphs.append((start, where["end"], _containers(stack)))
+        if edge == "Start":
+            stack.append((kind, start))
+    return headings, raw_blocks, code_blocks
+
+
+def _block_edge(event: Any) -> tuple[str, Any, str]:
+    """Whether an event opens a block (``Start``), closes one (``End``), is a block without
+    content (``Rule``: opens none) or is inline (``""``); with the block and its kind."""
+    if type(event) is not dict:
+        return ("Rule", None, "Rule") if event == "Rule" else ("", None, "")
+    edge = "Start" if "Start" in event else "End" if "End" in event else ""
+    if not edge:
+        return "", None, ""
+    block = event[edge]
+    kind: str = next(iter(block)) if type(block) is dict else block
+    return ("", None, "") if kind in _INLINE else (edge, block, kind)
+
+
+def _containers(stack: list[tuple[str, int]]) -> tuple[tuple[bool, int], ...]:
+    """The block quotes and list items among the open blocks, outermost first."""
+    return tuple((kind == "BlockQuote", start) for kind, start in stack if kind in ("BlockQuote", "Item"))
 
 
 def with_spec_whitespace(source: bytes) -> bytes:

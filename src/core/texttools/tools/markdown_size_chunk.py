@@ -7,6 +7,7 @@ one parse of both Markdown tools), laid out once per text as sorted positions an
 (``MarkdownLayout``): each kind is still one bisect or one bounded search per chunk.
 """
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
@@ -17,6 +18,7 @@ from typing import TypedDict
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
+from ..graphemes import joined
 from ..lines import ORIGIN, line_starts, line_view
 from ..markdown import (
     MAX_HELD_CHARS,
@@ -53,6 +55,14 @@ SECTIONS = tuple(f"section-{level}" for level in range(1, DEEPEST + 1))
 
 Ends = Callable[[int, int], Iterator[int]]
 """A kind's ends in (low, high], last first."""
+
+
+class TableHeader(TypedDict):
+    """A chunk's ``table_header``: the span and text of its table's header and delimiter rows."""
+
+    start: int
+    end: int
+    text: str
 
 
 class MarkdownSizeOutput(TypedDict):
@@ -118,12 +128,22 @@ class MarkdownLayout:
             visible_end = starts[first] + len(text[starts[first] : line_end(text, starts, last)].rstrip(WHITESPACE))
             if visible_end > starts[first] + 1:
                 insides.append((starts[first], visible_end - 1))
+        table_insides, self.table_starts, self.table_headers = [], [], []
+        for table in (table for table in blocks.tables if table.first < in_text):
+            visible_end = _visible_end(text, starts, table.last)
+            table_insides.append((starts[table.first], visible_end - 1))
+            self.table_starts.append(starts[table.first])
+            header = (starts[table.first] + table.column, _visible_end(text, starts, table.first + 1))
+            self.table_headers.append((*header, visible_end))
+        self.table_insides = Ranges(table_insides)
+        """After a table's first line starts, before the end of its last character that is not
+        whitespace: ``table-row``, ``table-cell`` and ``table-word`` ends."""
         self.heading_spans = Ranges(spans)
         """From a heading's start to the end of its last line's content: ``heading`` ends."""
         self.literal_insides = Ranges(insides)
         """After a literal block's first line starts, before the end of its last character that is
         not whitespace: ``literal-line`` and ``literal-word`` ends."""
-        self.excluded = Ranges(sorted(spans + insides))
+        self.excluded = Ranges(sorted(spans + insides + table_insides))
         """Where an end is not of its plain-text kind (``Chunker``'s)."""
         self.paragraphs = self.excluded.keep(lines.paragraphs, inside=False)
         self._line_ends = lines.ends
@@ -147,6 +167,22 @@ class MarkdownLayout:
     def literal_lines(self) -> list[int]:
         """The line ends of ``literal-line`` kind: asked only for a chunk that must cut a block."""
         return self.literal_insides.keep(self._line_ends, inside=True)
+
+    @cached_property
+    def table_lines(self) -> list[int]:
+        """The line ends of ``table-row`` kind: asked only for a chunk that must cut a table."""
+        return self.table_insides.keep(self._line_ends, inside=True)
+
+    def table_header_at(self, text: str, position: int, offset: int) -> TableHeader | None:
+        """The header of the table a chunk starting at ``position`` starts in, after its delimiter
+        row (``text`` starts at ``offset`` in the document)."""
+        index = bisect_right(self.table_starts, position) - 1
+        if index < 0:
+            return None
+        start, end, visible_end = self.table_headers[index]
+        if not end <= position < visible_end:
+            return None
+        return {"start": start + offset, "end": end + offset, "text": text[start:end]}
 
     def headings_at(self, position: int) -> list[str]:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
@@ -176,7 +212,7 @@ class MarkdownChunker(Chunker):
 
     @cached_property
     def layout(self) -> MarkdownLayout:
-        blocks = self._blocks if self._blocks is not None else block_structure(self.text)
+        blocks = self._blocks if self._blocks is not None else block_structure(self.text, tables=True)
         return MarkdownLayout(self.text, self.lines, self.max_level, blocks, self._open_headings)
 
     def _usual_end(self, start: int, floor: int, high: int) -> Span | None:
@@ -197,13 +233,30 @@ class MarkdownChunker(Chunker):
         yield "sentence", layout.excluded.outside(low, high, reach.sentence_ends)
         yield "word", layout.excluded.outside(low, high, reach.word_ends)
         yield "heading", layout.heading_spans.within(low, high, self.character_ends)
-        yield "literal-line", LineEnds.last(layout.literal_lines, low, high)
 
         def words(low: int, high: int) -> Iterator[int]:
             return merge(reach.sentence_ends(low, high), reach.word_ends(low, high), reverse=True)
 
+        yield "table-row", LineEnds.last(layout.table_lines, low, high)
+        yield "table-cell", layout.table_insides.within(low, high, self._cell_ends)
+        yield "table-word", layout.table_insides.within(low, high, words)
+        yield "literal-line", LineEnds.last(layout.literal_lines, low, high)
         yield "literal-word", layout.literal_insides.within(low, high, words)
         yield "character", layout.heading_spans.outside(low, high, self.character_ends)
+
+    def _cell_ends(self, low: int, high: int) -> Iterator[int]:
+        """Ends in (low, high] between two cells: after a character that is not whitespace, before
+        spaces or tabs and a ``|`` that is not escaped (an even run of backslashes before it), at
+        a cluster boundary; last first."""
+        text = self.text
+        after = _NOT_SPACE_OR_TAB.search(text, high)  # the pipe may lie past ``high``, after spaces or tabs
+        found = [at.start() for at in _BEFORE_A_PIPE.finditer(text, low + 1, after.end() if after else len(text))]
+        for end in reversed(found):
+            if end > high:
+                continue
+            if joined(text[end - 1], text[end]) or (text[end] == "|" and _escaped(text, end)):
+                continue
+            yield end
 
     def next_start(self, previous: Span) -> tuple[int, int] | None:
         """After an end before a heading, the heading starts the next chunk, without overlap."""
@@ -212,6 +265,19 @@ class MarkdownChunker(Chunker):
             assert after is not None, "a heading follows"
             return after, after
         return super().next_start(previous)
+
+
+_BEFORE_A_PIPE = re.compile(r"(?<=[^ \t\r\n])(?=[ \t]*\|)")
+"""A position after a character that is not whitespace, before spaces or tabs and a ``|``."""
+_NOT_SPACE_OR_TAB = re.compile(r"[^ \t]")
+
+
+def _escaped(text: str, pipe: int) -> bool:
+    """Whether the ``|`` at ``pipe`` follows an odd run of backslashes."""
+    run = 0
+    while pipe - run > 0 and text[pipe - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
 
 
 def markdown_size_chunk(
@@ -225,7 +291,28 @@ def markdown_size_chunk(
         return {"chunk_count": 0, "chunks": []}
     paths = list(map(chunker.layout.headings_at, [span.start for span in spans]))
     chunks = sized_chunk_objects(text, spans, ORIGIN, chunker.lines.starts_of_lines, paths)
-    return {"chunk_count": len(chunks), "chunks": chunks}
+    return {"chunk_count": len(chunks), "chunks": with_table_headers(chunks, spans, chunker, 0)}
+
+
+def with_table_headers(
+    chunks: list[SizedChunk], spans: list[Span], chunker: "MarkdownChunker", offset: int
+) -> list[SizedChunk]:
+    """``chunks`` (of ``spans``, of ``chunker``'s text, which starts at ``offset``), each that
+    starts in a table after its delimiter row with its ``table_header``, placed before its text."""
+    if not chunker.layout.table_starts:
+        return chunks
+    for chunk, span in zip(chunks, spans, strict=True):
+        header = chunker.layout.table_header_at(chunker.text, span.start, offset)
+        if header is not None:
+            text = chunk.pop("text")  # type: ignore[misc]
+            chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
+            chunk["text"] = text
+    return chunks
+
+
+def _visible_end(text: str, starts: list[int], line: int) -> int:
+    """Where a line's last character that is not whitespace ends."""
+    return starts[line] + len(text[starts[line] : line_end(text, starts, line)].rstrip(WHITESPACE))
 
 
 def stream_markdown_size_chunk(pieces: Iterable[str], sizes: Settings, max_level: int = DEEPEST) -> Stream:
@@ -243,7 +330,7 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
     open_headings: OpenHeadings = []  # those open where the window starts
     count = 0
     for window in windows:
-        blocks = block_structure(window.text, restarts=not window.final)
+        blocks = block_structure(window.text, restarts=not window.final, tables=True)
         starts = line_starts(line_view(window.text).split("\n"))
         restarts = [starts[line] for line in blocks.restarts]
         decided = window.text if window.final else window.text[: last_restart(restarts, len(window.text))]
@@ -254,7 +341,8 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
         count += len(spans)
         if spans:
             paths = [chunker.layout.headings_at(span.start) for span in spans]
-            yield sized_chunk_objects(decided, spans, window.at, chunker.lines.starts_of_lines, paths)
+            chunks = sized_chunk_objects(decided, spans, window.at, chunker.lines.starts_of_lines, paths)
+            yield with_table_headers(chunks, spans, chunker, window.at.offset)
         if window.final:
             break
         if resume is None:  # whitespace only so far
