@@ -32,7 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
-from .tables import Paragraph, Table, candidate_lines, paragraph_tables
+from .tables import Paragraph, Table, candidate_lines, find_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -70,8 +70,9 @@ _CORRECTION_ROUNDS = 4
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
 
 ByteRange = tuple[int, int]
-ParagraphRange = tuple[int, int, tuple[tuple[bool, int], ...]]
-"""A paragraph's UTF-8 byte range and its containers (``_parsed_with_paragraphs``)."""
+ParagraphRange = tuple[int, int, tuple[tuple[bool, int], ...], bool]
+"""A paragraph's (or a heading's) UTF-8 byte range, its containers, and whether it is a heading
+(``_parsed_with_paragraphs``)."""
 BlockRange = tuple[int, int, bool]
 """A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
 _BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
@@ -148,18 +149,18 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
 
 
 def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], candidates: list[int]) -> list[Table]:
-    """The tables in the paragraphs that hold a candidate delimiter row (not as their first line)."""
+    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges."""
     starts = running_sum(map(add, map(len, source.split(b"\n")), repeat(1)), 0)
-    lines = normal.split("\n")
-    found: list[Table] = []
-    for start, end, containers in paragraphs:
-        first = bisect_right(starts, start) - 1
-        last = bisect_right(starts, max(start, end - 1)) - 1
-        index = bisect_right(candidates, first)
-        if index < len(candidates) and candidates[index] <= last:
-            chain = tuple(("quote" if quote else "item", bisect_right(starts, at) - 1) for quote, at in containers)
-            found += paragraph_tables(lines, Paragraph(first, last, chain))
-    return sorted(found)
+
+    def line(at: int) -> int:
+        return bisect_right(starts, at) - 1
+
+    def chain(containers: tuple[tuple[bool, int], ...]) -> tuple[tuple[str, int], ...]:
+        return tuple(("quote" if quote else "item", line(at)) for quote, at in containers)
+
+    read = [Paragraph(line(start), line(max(start, end - 1)), chain(containers), heading)
+            for start, end, containers, heading in paragraphs]  # fmt: skip
+    return find_tables(normal.split("\n"), sorted(read), candidates)
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -251,7 +252,7 @@ def _parsed_with_paragraphs(
                 run[:] = [run[0] if run else where["start"], where["end"]]
             continue
         if run:  # a block opens or closes in a tight item: its text so far is a paragraph
-            paragraphs.append((run[0], run[1], (*_containers(stack[:-1]), (False, stack[-1][1]))))
+            paragraphs.append((run[0], run[1], (*_containers(stack[:-1]), (False, stack[-1][1])), False))
             run.clear()
         if edge == "End":
             stack.pop()
@@ -261,12 +262,14 @@ def _parsed_with_paragraphs(
             every_block.append((start, where["end"], kind == "List"))
         if kind == "HtmlBlock":
             raw_blocks.append((start, where["end"]))
-        elif kind == "Heading" and not any(opened in ("BlockQuote", "List") for opened, _ in stack):
-            headings.append(((start, where["end"]), int(block["Heading"]["level"][1])))
+        elif kind == "Heading":
+            paragraphs.append((start, where["end"], _containers(stack), True))
+            if not any(opened in ("BlockQuote", "List") for opened, _ in stack):
+                headings.append(((start, where["end"]), int(block["Heading"]["level"][1])))
         elif kind == "CodeBlock":
             code_blocks.append((start, where["end"]))
         elif kind == "Paragraph":
-            paragraphs.append((start, where["end"], _containers(stack)))
+            paragraphs.append((start, where["end"], _containers(stack), False))
         if edge == "Start":
             stack.append((kind, start))
     return headings, raw_blocks, code_blocks
