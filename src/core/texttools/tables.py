@@ -26,21 +26,20 @@ is escaped too), a leading and a trailing ``|`` bounding the row.
 
 import re
 from bisect import bisect_right
-from itertools import repeat
-from operator import add
 from typing import NamedTuple
-
-from .spans import running_sum
 
 _SPACE = " \t\v\f"
 """cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
 _HINTS = (
-    re.compile(r"\|[ \t\v\f]*[-:]"),  # a pipe before a cell of dashes
-    re.compile(r"\|[ \t\v\f]*(?=[\r\n]|\Z)"),  # a row's last pipe (``---|``)
-    re.compile(r":[ \t\v\f]*-"),  # ``:--`` without pipes
-    re.compile(r"-:"),  # ``--:`` without pipes
+    re.compile(rb"\|[ \t\x01]*[-:]"),  # a pipe before a cell of dashes
+    re.compile(rb"\|[ \t\x01]*(?=\n|\Z)"),  # a row's last pipe (``---|``)
+    re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
+    re.compile(rb"-:"),  # ``--:`` without pipes
 )
-"""Each delimiter row holds a match of one of these (they start with a literal: C-speed searches)."""
+"""Each delimiter row holds a match of one of these, in the parsed bytes (VT and FF there as
+U+0001: ``texttools.markdown.with_spec_whitespace``); each starts with a literal, so that it is
+searched for at C speed."""
+_DASH_OR_COLON_BEFORE = re.compile(rb"[-:][ \t\x01]*\Z")
 _DELIMITER_ROW = re.compile(r"\|?[ \t\v\f]*:?-+:?[ \t\v\f]*(?:\|[ \t\v\f]*:?-+:?[ \t\v\f]*)*\|?[ \t\v\f]*")
 """cmark-gfm's ``table_start``, from a line's first character that is not a space or a tab."""
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -121,14 +120,13 @@ def _underlined(lines: list[str], paragraph: Paragraph) -> bool:
     return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
 
 
-def candidate_lines(text: str) -> list[int]:
-    """The lines (0-based, in order) of ``text`` (line endings as LF) that may be a table's
-    delimiter row: a superset, found with a few C-speed searches."""
-    hits = [hit.start() for hint in _HINTS for hit in hint.finditer(text)]
+def candidate_lines(source: bytes) -> list[int]:
+    """Where each line that may be a table's delimiter row starts in ``source`` (the parsed bytes,
+    line endings as LF), in order: a superset, found with a few C-speed searches."""
+    hits = [hit.start() for hint in _HINTS for hit in hint.finditer(source)]
     if not hits:
         return []
-    starts = running_sum(map(add, map(len, text.split("\n")), repeat(1)), 0)
-    return sorted({line - 1 for line in map(bisect_right, repeat(starts), hits)})
+    return sorted({source.rfind(b"\n", 0, hit) + 1 for hit in hits})
 
 
 def cells(row: str) -> int:
