@@ -32,7 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
-from .tables import Paragraph, Table, candidate_lines, paragraph_tables
+from .tables import Paragraph, Table, candidate_lines, find_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -70,8 +70,9 @@ _CORRECTION_ROUNDS = 4
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
 
 ByteRange = tuple[int, int]
-ParagraphRange = tuple[int, int, tuple[tuple[bool, int], ...]]
-"""A paragraph's UTF-8 byte range and its containers (``_parsed_with_paragraphs``)."""
+ParagraphRange = tuple[int, int, tuple[tuple[bool, int], ...], bool]
+"""A paragraph's (or a heading's) UTF-8 byte range, its containers, and whether it is a heading
+(``_parsed_with_paragraphs``)."""
 BlockRange = tuple[int, int, bool]
 """A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
 _BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
@@ -121,12 +122,12 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
     the lines where a parse may start again (a document read in windows), and with ``tables``
     the tables."""
     normal = text.replace("\r\n", "\n").replace("\r", "\n")
-    candidates = candidate_lines(normal) if tables else []
     source = with_spec_whitespace(normal.replace("\0", "\ufffd").encode())
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
+        candidates = candidate_lines(source) if tables else []
         paragraphs: list[ParagraphRange] | None = [] if candidates else None
-        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs)
+        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, candidates)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
@@ -148,18 +149,22 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
 
 
 def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], candidates: list[int]) -> list[Table]:
-    """The tables in the paragraphs that hold a candidate delimiter row (not as their first line)."""
-    starts = running_sum(map(add, map(len, source.split(b"\n")), repeat(1)), 0)
-    lines = normal.split("\n")
-    found: list[Table] = []
-    for start, end, containers in paragraphs:
-        first = bisect_right(starts, start) - 1
-        last = bisect_right(starts, max(start, end - 1)) - 1
-        index = bisect_right(candidates, first)
-        if index < len(candidates) and candidates[index] <= last:
-            chain = tuple(("quote" if quote else "item", bisect_right(starts, at) - 1) for quote, at in containers)
-            found += paragraph_tables(lines, Paragraph(first, last, chain))
-    return sorted(found)
+    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges:
+    each byte offset's line counted from the one before (one pass at C speed)."""
+    wanted = [*candidates]
+    for start, end, containers, _ in paragraphs:
+        wanted += [start, max(start, end - 1), *(at for _, at in containers)]
+    lines, line, before = {}, 0, 0
+    for offset in sorted(set(wanted)):
+        line += source.count(b"\n", before, offset)
+        lines[offset], before = line, offset
+
+    def chain(containers: tuple[tuple[bool, int], ...]) -> tuple[tuple[str, int], ...]:
+        return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers)
+
+    read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading)
+            for start, end, containers, heading in paragraphs]  # fmt: skip
+    return find_tables(normal.split("\n"), sorted(read), [lines[at] for at in candidates])
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -197,26 +202,40 @@ def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
 
 
 def parsed(
-    source: bytes, every_block: list[BlockRange] | None = None, paragraphs: list[ParagraphRange] | None = None
+    source: bytes,
+    every_block: list[BlockRange] | None = None,
+    paragraphs: list[ParagraphRange] | None = None,
+    candidates: list[int] | None = None,
 ) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
-    as UTF-8 byte ranges of ``source``; and into ``every_block``, when given, every block's range
-    and whether it is a list (``restart_lines``).
+    as UTF-8 byte ranges of ``source``; into ``every_block``, when given, every block's range
+    and whether it is a list (``restart_lines``); and into ``paragraphs``, when given, the
+    paragraphs and headings of each top-level block that holds one of ``candidates`` (sorted byte
+    offsets: the lines that may be a table's delimiter row) with their containers (``_read_block``).
 
-    Only the events that open a block are read. A heading is top-level when no block quote or list
-    that opened before it is still open, which their ranges tell (events come in document order,
-    and a container's range spans its content).
+    Only the events that open a block are read, but in such a block. A heading is top-level when
+    no block quote or list that opened before it is still open, which their ranges tell (events
+    come in document order, and a container's range spans its content).
     """
-    events: Any = pyromark.events_with_range(source.decode(), merge_text=True)  # (an event, its range)
-    if paragraphs is not None:
-        return _parsed_with_paragraphs(events, every_block, paragraphs)
-    headings, raw_blocks, code_blocks = [], [], []
+    headings: list[tuple[ByteRange, int]] = []
+    raw_blocks: list[ByteRange] = []
+    code_blocks: list[ByteRange] = []
+    found = headings, raw_blocks, code_blocks
     open_until = 0  # where the block quotes and lists opened so far end
+    top_end = 0  # where the last top-level block ends
+    ahead = _Ahead(candidates or [])
+    events: Any = iter(pyromark.events_with_range(source.decode(), merge_text=True))  # (an event, its range)
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
             if every_block is not None and event == "Rule":  # a thematic break: a block without content
                 every_block.append((where["start"], where["end"], False))
             continue
+        if paragraphs is not None and where["start"] >= top_end:  # a top-level block
+            top_end = where["end"]
+            if ahead.within(where["start"], top_end):
+                _read_block(event, where, events, every_block, paragraphs, found)
+                open_until = max(open_until, top_end)
+                continue
         opened = event["Start"]
         if every_block is not None and (kind := next(iter(opened)) if type(opened) is dict else opened) not in _INLINE:
             every_block.append((where["start"], where["end"], kind == "List"))
@@ -230,46 +249,83 @@ def parsed(
             code_blocks.append((where["start"], where["end"]))
         elif not _CONTAINERS.isdisjoint(opened):
             open_until = max(open_until, where["end"])
-    return headings, raw_blocks, code_blocks
+    return found
 
 
-def _parsed_with_paragraphs(
-    events: Any, every_block: list[BlockRange] | None, paragraphs: list[ParagraphRange]
-) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
-    """``parsed``, reading every event: also each paragraph's range and containers (into
-    ``paragraphs``), which a table needs. A paragraph is a ``Paragraph`` block, or the text of a
-    tight list item (pulldown-cmark gives it no block of its own: its inline events, between the
-    item's blocks). Containers: ``(True, start)`` for a block quote, ``(False, start)`` for a list
-    item, outermost first. Only read when the text may hold a table (``texttools.tables``)."""
-    headings, raw_blocks, code_blocks = [], [], []
+class _Ahead:
+    """Sorted offsets, asked about ranges in order: whether one lies in each."""
+
+    def __init__(self, offsets: list[int]) -> None:
+        self.offsets, self.at = offsets, 0
+
+    def within(self, start: int, end: int) -> bool:
+        offsets = self.offsets
+        while self.at < len(offsets) and offsets[self.at] < start:
+            self.at += 1
+        return self.at < len(offsets) and offsets[self.at] < end
+
+
+def _read_block(
+    event: Any,
+    where: dict[str, int],
+    events: Any,
+    every_block: list[BlockRange] | None,
+    paragraphs: list[ParagraphRange],
+    found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
+) -> None:
+    """``parsed`` of one top-level block that starts with ``event``, reading all of its events
+    (``events`` goes on after it): also each paragraph's range and containers and each heading's
+    (into ``paragraphs``), which a table needs. A paragraph is a ``Paragraph`` block, or the text
+    of a tight list item (pulldown-cmark gives it no block of its own: its inline events, between
+    the item's blocks). Containers: ``(True, start)`` for a block quote, ``(False, start)`` for a
+    list item, outermost first."""
     stack: list[tuple[str, int]] = []  # the blocks open, outermost first: kind, start
     run: list[int] = []  # the tight item text open: its start and end
-    for event, where in events:
+    while True:
         edge, block, kind = _block_edge(event)
         if not edge:  # inline: in a tight item, its text
             if stack and stack[-1][0] == "Item":
                 run[:] = [run[0] if run else where["start"], where["end"]]
-            continue
-        if run:  # a block opens or closes in a tight item: its text so far is a paragraph
-            paragraphs.append((run[0], run[1], (*_containers(stack[:-1]), (False, stack[-1][1]))))
-            run.clear()
-        if edge == "End":
-            stack.pop()
-            continue
-        start = where["start"]
-        if every_block is not None:
-            every_block.append((start, where["end"], kind == "List"))
-        if kind == "HtmlBlock":
-            raw_blocks.append((start, where["end"]))
-        elif kind == "Heading" and not any(opened in ("BlockQuote", "List") for opened, _ in stack):
-            headings.append(((start, where["end"]), int(block["Heading"]["level"][1])))
-        elif kind == "CodeBlock":
-            code_blocks.append((start, where["end"]))
-        elif kind == "Paragraph":
-            paragraphs.append((start, where["end"], _containers(stack)))
-        if edge == "Start":
-            stack.append((kind, start))
-    return headings, raw_blocks, code_blocks
+        else:
+            if run:  # a block opens or closes in a tight item: its text so far is a paragraph
+                paragraphs.append((run[0], run[1], (*_containers(stack[:-1]), (False, stack[-1][1])), False))
+                run.clear()
+            if edge == "End":
+                stack.pop()
+            else:
+                _opened(edge, block, kind, where, stack, every_block, paragraphs, found)
+        if not stack:
+            return
+        event, where = next(events)
+
+
+def _opened(
+    edge: str,
+    block: Any,
+    kind: str,
+    where: dict[str, int],
+    stack: list[tuple[str, int]],
+    every_block: list[BlockRange] | None,
+    paragraphs: list[ParagraphRange],
+    found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
+) -> None:
+    """``_read_block``'s step at a block that opens (or a thematic break)."""
+    headings, raw_blocks, code_blocks = found
+    start, end = where["start"], where["end"]
+    if every_block is not None:
+        every_block.append((start, end, kind == "List"))
+    if kind == "HtmlBlock":
+        raw_blocks.append((start, end))
+    elif kind == "Heading":
+        paragraphs.append((start, end, _containers(stack), True))
+        if not stack:
+            headings.append(((start, end), int(block["Heading"]["level"][1])))
+    elif kind == "CodeBlock":
+        code_blocks.append((start, end))
+    elif kind == "Paragraph":
+        paragraphs.append((start, end, _containers(stack), False))
+    if edge == "Start":
+        stack.append((kind, start))
 
 
 def _block_edge(event: Any) -> tuple[str, Any, str]:

@@ -26,24 +26,26 @@ is escaped too), a leading and a trailing ``|`` bounding the row.
 
 import re
 from bisect import bisect_right
-from itertools import repeat
-from operator import add
 from typing import NamedTuple
-
-from .spans import running_sum
 
 _SPACE = " \t\v\f"
 """cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
 _HINTS = (
-    re.compile(r"\|[ \t\v\f]*[-:]"),  # a pipe before a cell of dashes
-    re.compile(r"\|[ \t\v\f]*(?=[\r\n]|\Z)"),  # a row's last pipe (``---|``)
-    re.compile(r":[ \t\v\f]*-"),  # ``:--`` without pipes
-    re.compile(r"-:"),  # ``--:`` without pipes
+    re.compile(rb"\|[ \t\x01]*[-:]"),  # a pipe before a cell of dashes
+    re.compile(rb"\|[ \t\x01]*(?=\n|\Z)"),  # a row's last pipe (``---|``)
+    re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
+    re.compile(rb"-:"),  # ``--:`` without pipes
 )
-"""Each delimiter row holds a match of one of these (they start with a literal: C-speed searches)."""
+"""Each delimiter row holds a match of one of these, in the parsed bytes (VT and FF there as
+U+0001: ``texttools.markdown.with_spec_whitespace``); each starts with a literal, so that it is
+searched for at C speed."""
+_DASH_OR_COLON_BEFORE = re.compile(rb"[-:][ \t\x01]*\Z")
 _DELIMITER_ROW = re.compile(r"\|?[ \t\v\f]*:?-+:?[ \t\v\f]*(?:\|[ \t\v\f]*:?-+:?[ \t\v\f]*)*\|?[ \t\v\f]*")
 """cmark-gfm's ``table_start``, from a line's first character that is not a space or a tab."""
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
+"""A setext heading's underline, from its first character (CommonMark 4.3): where a table's end
+has closed the containers, one that the plain parse reads as a lazy line."""
 _BULLET_OR_ORDERED = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 """A list item's marker, followed by a space, a tab or the line's end (CommonMark 5.2)."""
 _ATTRIBUTE = r"""(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>`]+|'[^']*'|"[^"]*"))?)"""
@@ -61,22 +63,70 @@ class Table(NamedTuple):
 
 
 class Paragraph(NamedTuple):
-    """A paragraph of the plain parse: its first and last line (0-based) and its containers,
-    outermost first: ``("quote", line)`` or ``("item", line)``, ``line`` where the block starts."""
+    """A paragraph (or a heading) of the plain parse: its first and last line (0-based), its
+    containers, outermost first: ``("quote", line)`` or ``("item", line)``, ``line`` where the
+    block starts; and whether it is a heading."""
 
     first: int
     last: int
     containers: tuple[tuple[str, int], ...]
+    heading: bool = False
 
 
-def candidate_lines(text: str) -> list[int]:
-    """The lines (0-based, in order) of ``text`` (line endings as LF) that may be a table's
-    delimiter row: a superset, found with a few C-speed searches."""
-    hits = [hit.start() for hint in _HINTS for hit in hint.finditer(text)]
+def find_tables(lines: list[str], paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
+    """The tables of a text (``lines``, without their endings) whose lines are all lines of its
+    paragraphs (``paragraphs``, with the headings at any depth, in order), looked for where a
+    line may be a delimiter row (``candidates``).
+
+    Two places where cmark-gfm's blocks go on past the plain parse's paragraph are followed: a
+    table that reaches a setext heading's ``=`` underline takes it for a row (the plain parse
+    ends the heading there) and goes on into the paragraph on the next line, so a setext heading
+    and that paragraph are read as one; and an HTML block that a table's next line opens (type 7,
+    which cannot interrupt a paragraph) runs to the next blank line, so no table starts before it.
+    """
+    found: list[Table] = []
+    closed: set[tuple[str, int]] = set()  # the containers cmark-gfm closed where the plain parse goes on
+    blank_from = 0  # after an HTML block opened at a table's end: its end, the next blank line
+    group: list[Paragraph] = []
+    for index, paragraph in enumerate(paragraphs):
+        group.append(paragraph)
+        following = paragraphs[index + 1] if index + 1 < len(paragraphs) else None
+        if (
+            following is not None
+            and following.first == paragraph.last + 1
+            and following.containers == paragraph.containers
+            and _underlined(lines, paragraph)
+        ):
+            continue  # a setext heading with ``=``, then a paragraph: one for cmark-gfm
+        first, last = group[0].first, group[-1].last
+        at = bisect_right(candidates, first)
+        if at < len(candidates) and candidates[at] <= last and first >= blank_from:
+            merged = Paragraph(first, last, group[0].containers)
+            underlines = {part.last - first for part in group if part.heading}
+            tables, html_open = paragraph_tables(lines, merged, underlines, closed)
+            headings = [(part.first, part.last) for part in group if part.heading]
+            found += [table for table in tables if not any(a <= table.last and table.first <= b for a, b in headings)]
+            if html_open:
+                blank_from = next(
+                    (number for number in range(last + 1, len(lines)) if not lines[number].strip(" \t")), len(lines)
+                )
+        group = []
+    return found
+
+
+def _underlined(lines: list[str], paragraph: Paragraph) -> bool:
+    """Whether a heading is a setext heading whose underline is ``=`` (a ``-`` one is a thematic
+    break for cmark-gfm's table, which ends it)."""
+    return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
+
+
+def candidate_lines(source: bytes) -> list[int]:
+    """Where each line that may be a table's delimiter row starts in ``source`` (the parsed bytes,
+    line endings as LF), in order: a superset, found with a few C-speed searches."""
+    hits = [hit.start() for hint in _HINTS for hit in hint.finditer(source)]
     if not hits:
         return []
-    starts = running_sum(map(add, map(len, text.split("\n")), repeat(1)), 0)
-    return sorted({line - 1 for line in map(bisect_right, repeat(starts), hits)})
+    return sorted({source.rfind(b"\n", 0, hit) + 1 for hit in hits})
 
 
 def cells(row: str) -> int:
@@ -99,14 +149,27 @@ def delimiter_cells(row: str) -> int:
 
 
 class _Line(NamedTuple):
-    matched: bool
-    """Whether the line matches all of the paragraph's containers (else it is lazy)."""
+    matched: int
+    """How many of the paragraph's containers the line matches (fewer than all: it is lazy)."""
+    after: list[tuple[int, int]]
+    """Where the line is (code point index, column) after each number of matched containers."""
+    text: str
+
+
+class _At(NamedTuple):
     content: str
-    """The line after its containers' markers and its indentation."""
+    """The line after the containers matched and its indentation."""
     column: int
     """Where ``content`` starts in the line (a code point index)."""
     indent: int
     """The columns of indentation before ``content``, after the containers."""
+
+
+def _at(line: _Line, depth: int) -> _At:
+    """The line read inside ``depth`` of its containers."""
+    at, column = line.after[min(depth, line.matched)]
+    start = _skip_indentation(line.text, at)
+    return _At(line.text[start:], start, _columns(line.text, start) - column)
 
 
 def _columns(line: str, at: int) -> int:
@@ -149,24 +212,22 @@ def _match(line: str, number: int, containers: tuple[tuple[str, int], ...], widt
     """Line ``number`` matched against ``containers`` as CommonMark matches them (``widths``: each
     list item's content indentation, ``_widths``)."""
     at = column = 0
-    matched = True
+    after = [(0, 0)]
     for (kind, first), width in zip(containers, widths, strict=True):
         start = _skip_indentation(line, at)
         indent = _columns(line, start) - column
         if kind == "quote":
             if indent > 3 or start == len(line) or line[start] != ">":
-                matched = False
                 break
             at, column = start + 1, _columns(line, start) + 1
             if at < len(line) and line[at] in " \t":
                 at, column = _advance(line, at, column, 1)
         elif number != first and indent < width:
-            matched = False
             break
         else:
             at, column = _advance(line, at, column, width)
-    start = _skip_indentation(line, at)
-    return _Line(matched, line[start:], start, _columns(line, start) - column)
+        after.append((at, column))
+    return _Line(len(after) - 1, after, line)
 
 
 def _widths(lines: list[str], containers: tuple[tuple[str, int], ...]) -> list[int]:
@@ -192,39 +253,146 @@ def _widths(lines: list[str], containers: tuple[tuple[str, int], ...]) -> list[i
     return widths
 
 
-def paragraph_tables(lines: list[str], paragraph: Paragraph) -> list[Table]:
+def paragraph_tables(
+    lines: list[str], paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
+) -> tuple[list[Table], bool]:
     """The tables that cmark-gfm finds in a paragraph of the plain parse (``lines``: the text's
-    lines, without their endings)."""
+    lines, without their endings), and whether its last line opened an HTML block after a table
+    (``find_tables``); ``underlines``: the lines (in the paragraph) of setext underlines, which
+    end a paragraph but not a table (``_Reader``); ``closed``: the containers that cmark-gfm
+    closed before (updated): the paragraph is read outside them, and may be indented code there."""
+    paragraph = paragraph._replace(containers=tuple(each for each in paragraph.containers if each not in closed))
     widths = _widths(lines, paragraph.containers)
-    read = [_match(lines[number], number, paragraph.containers, widths)
-            for number in range(paragraph.first, paragraph.last + 1)]  # fmt: skip
-    tables: list[Table] = []
-    mode = "paragraph"  # what the last line was in: a paragraph, a table, indented code, or any other block
-    header = 0  # the table's first line, in ``read``
-    for index in range(1, len(read)):
-        line = read[index]
-        opens = "none" if not line.matched or _starts_a_block(line.content) else "code" if line.indent >= 4 else ""
-        if mode == "table":
-            if not opens and cells(line.content):
-                continue
-            tables.append(_table(paragraph, read, header, index - 1))
-            mode = opens or "paragraph"  # a line with no cell starts a paragraph
-        elif mode == "code":
-            mode = "code" if opens == "code" else opens or "paragraph"
-        elif mode == "none":
+    numbers = range(paragraph.first, paragraph.last + 1)
+    reader = _Reader(paragraph, [_match(lines[number], number, paragraph.containers, widths) for number in numbers])
+    reader.closed = closed
+    if _at(reader.read[0], reader.depth).indent >= 4:
+        reader.mode = "code"
+    for index in range(1, len(reader.read)):
+        if not reader.step(index, index in underlines):
             break
-        elif line.matched and line.indent < 4 and 0 < delimiter_cells(line.content) == cells(read[index - 1].content):
-            mode, header = "table", index - 1
-    if mode == "table":
-        tables.append(_table(paragraph, read, header, len(read) - 1))
-    return tables
+    else:
+        if reader.mode == "table":
+            reader.tables.append(reader.table(len(reader.read) - 1))
+    return reader.tables, reader.html_open
 
 
-def _starts_a_block(content: str) -> bool:
-    """Whether a line that continues a paragraph starts another block after a table's row: a list
-    item or an HTML block of type 7 (those that cannot interrupt a paragraph)."""
-    return _BULLET_OR_ORDERED.match(content) is not None or _HTML_TYPE_7.match(content) is not None
+class _Reader:
+    """A paragraph's lines read as cmark-gfm reads them, with the depth of the containers still
+    open for it: a lazy line ends a table (and closes the containers it does not match), a block
+    quote marker after that opens a quote again, and a list item marker after a table opens a
+    list item (``item``) that the plain parse does not have. In a paragraph, a delimiter row
+    whose header row (the line before) has another number of cells leaves that paragraph without
+    tables (cmark-gfm's ``CMARK_NODE__TABLE_VISITED``)."""
+
+    def __init__(self, paragraph: Paragraph, read: list[_Line]) -> None:
+        self.paragraph, self.read = paragraph, read
+        self.containers = paragraph.containers
+        self.depth = len(self.containers)
+        """How many of the containers are open for cmark-gfm."""
+        self.mode = "paragraph"
+        """What the last line was in: ``paragraph``, ``table``, ``code`` (indented), ``""`` (a block
+        that the next line does not continue)."""
+        self.header = 0
+        self.tried = False
+        """Whether the paragraph had a delimiter row whose header row did not match it."""
+        self.item: int | None = None
+        """The content indentation of a list item that cmark-gfm opened after a table."""
+        self.headers: dict[int, str] = {}
+        """Header rows that are not the line's content at ``depth``: after a list item's marker,
+        or a lazy line's own indentation (cmark-gfm keeps it)."""
+        self.tables: list[Table] = []
+        self.html_open = False
+        self.stopped = False
+        self.closed: set[tuple[str, int]] = set()
+        """The containers that a line after a table closed for cmark-gfm (the plain parse goes on in them)."""
+
+    def table(self, last: int) -> Table:
+        first = self.paragraph.first
+        return Table(first + self.header, first + last, _at(self.read[self.header], self.depth).column)
+
+    def step(self, index: int, underline: bool) -> bool:
+        """Reads one line; ``False``: no table follows in the paragraph."""
+        placed = self._place(index)
+        if placed is None:
+            return not self.stopped
+        here, closed, moved_to = placed
+        opens = "code" if here.indent >= 4 else _starts_a_block(here.content)
+        if not closed and (
+            (self.mode == "table" and not opens and cells(here.content))
+            or self.mode == "html"  # in a container, it goes on to a blank line or the container's end
+        ):
+            return True
+        if self.mode == "paragraph" and (underline or (here.indent < 4 and _SETEXT_UNDERLINE.fullmatch(here.content))):
+            self.mode = ""  # the heading ends: the next line starts a paragraph
+            return True
+        if self.mode == "table":
+            self.tables.append(self.table(index - 1))
+        if closed:
+            self.mode, self.item, self.depth = "", None, moved_to
+        if self.mode != "paragraph":
+            return self._opens(index, opens, here)
+        if here.indent < 4 and (count := delimiter_cells(here.content)):
+            header = self.headers.get(index - 1, _at(self.read[index - 1], self.depth).content)
+            if not self.tried and count == cells(header):
+                self.mode, self.header = "table", index - 1
+            self.tried = True
+        return True
+
+    def _place(self, index: int) -> tuple[_At, bool, int] | None:
+        """Where a line is for cmark-gfm: read at the depth of its block, whether it closes the
+        last line's block (the containers it does not match, a block quote that opens again, a
+        list item it is not indented into) and the depth after it; ``None``: a lazy continuation
+        line of the paragraph, or a list item that opens again, not followed here (``stopped``)."""
+        line, depth = self.read[index], self.depth
+        here = _at(line, depth)
+        sibling = here.indent < 4 and _BULLET_OR_ORDERED.match(here.content) is not None  # in the item's list
+        lazy = line.matched < depth or (self.item is not None and here.indent < self.item and not sibling)
+        if lazy and self.mode == "paragraph":
+            self.headers[index] = line.text[
+                line.after[min(line.matched, depth)][0] :
+            ]  # cmark-gfm keeps its indentation
+            return None
+        moved = line.matched < depth or (line.matched > depth and self.containers[depth][0] == "quote")
+        if moved and any(kind != "quote" for kind, _ in self.containers[depth : line.matched]):
+            self.stopped = True
+            return None
+        if line.matched < depth:
+            self.closed.update(each for each in self.containers[line.matched : depth] if each[0] == "item")
+        if moved:
+            return _at(line, line.matched), True, line.matched
+        if self.item is not None and here.indent >= self.item:
+            return here._replace(indent=here.indent - self.item), False, depth
+        return here, self.item is not None, depth  # not indented into the item (its list's next item, maybe)
+
+    def _opens(self, index: int, opens: str, here: _At) -> bool:
+        """The block a line opens where the last line's block does not go on."""
+        self.tried = False
+        if opens == "item":
+            line = self.read[index]
+            marker = _item_width(line.text, *line.after[self.depth])
+            if self.item is not None or marker is None:
+                return False  # a list in a list item: not followed here
+            self.item = marker[0]
+            content = line.text[_skip_indentation(line.text, marker[1]) :]
+            self.mode = "paragraph" if content else ""
+            self.headers[index] = content
+            return True
+        self.mode = opens or "paragraph"
+        if self.mode == "html" and self.depth == 0 and self.item is None:
+            self.html_open = True  # it runs past the paragraph, to a blank line
+            return False
+        return True
 
 
-def _table(paragraph: Paragraph, read: list[_Line], header: int, last: int) -> Table:
-    return Table(paragraph.first + header, paragraph.first + last, read[header].column)
+def _starts_a_block(content: str) -> str:
+    """The block that a line that continues a paragraph starts after a table's row (those that
+    cannot interrupt a paragraph): ``item`` for a list item, ``html`` for an HTML block of type 7
+    (it runs to a blank line), else ``""``."""
+    if _BULLET_OR_ORDERED.match(content) is not None:
+        return "item"
+    return "html" if _HTML_TYPE_7.match(content) is not None else ""
+
+
+def _table(paragraph: Paragraph, read: list[_Line], header: int, last: int, depth: int) -> Table:
+    return Table(paragraph.first + header, paragraph.first + last, _at(read[header], depth).column)
