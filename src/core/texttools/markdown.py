@@ -32,7 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
-from .tables import Paragraph, Table, candidate_lines, find_tables
+from .tables import Paragraph, Table, candidates, find_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -125,9 +125,9 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
     source = with_spec_whitespace(normal.replace("\0", "\ufffd").encode())
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
-        candidates = candidate_lines(source) if tables else []
-        paragraphs: list[ParagraphRange] | None = [] if candidates else None
-        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, candidates)
+        hints = candidates(source) if tables else []
+        paragraphs: list[ParagraphRange] | None = [] if hints else None
+        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, hints)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
@@ -145,13 +145,14 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
         else:
             literals.append((line, last))
     restart = restart_lines(source, every_block) if every_block is not None else []
-    return Blocks(found, literals, restart, _tables(normal, source, paragraphs, candidates) if paragraphs else [])
+    return Blocks(found, literals, restart, _tables(normal, source, paragraphs, hints) if paragraphs else [])
 
 
-def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], candidates: list[int]) -> list[Table]:
-    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges:
-    each byte offset's line counted from the one before (one pass at C speed)."""
-    wanted = [*candidates]
+def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints: list[int]) -> list[Table]:
+    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges and
+    ``hints`` (offsets on the lines that may be delimiter rows: ``texttools.tables.candidates``),
+    each offset's line counted from the one before (one pass at C speed)."""
+    wanted = [*hints]
     for start, end, containers, _ in paragraphs:
         wanted += [start, max(start, end - 1), *(at for _, at in containers)]
     lines, line, before = {}, 0, 0
@@ -164,7 +165,7 @@ def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], candid
 
     read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading)
             for start, end, containers, heading in paragraphs]  # fmt: skip
-    return find_tables(normal.split("\n"), sorted(read), [lines[at] for at in candidates])
+    return find_tables(normal.split("\n"), sorted(read), sorted({lines[at] for at in hints}))
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -205,13 +206,13 @@ def parsed(
     source: bytes,
     every_block: list[BlockRange] | None = None,
     paragraphs: list[ParagraphRange] | None = None,
-    candidates: list[int] | None = None,
+    hints: list[int] | None = None,
 ) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
     as UTF-8 byte ranges of ``source``; into ``every_block``, when given, every block's range
     and whether it is a list (``restart_lines``); and into ``paragraphs``, when given, the
-    paragraphs and headings of each top-level block that holds one of ``candidates`` (sorted byte
-    offsets: the lines that may be a table's delimiter row) with their containers (``_read_block``).
+    paragraphs and headings of each top-level block that holds one of ``hints`` (sorted byte
+    offsets on the lines that may be a table's delimiter row) with their containers (``_read_block``).
 
     Only the events that open a block are read, but in such a block. A heading is top-level when
     no block quote or list that opened before it is still open, which their ranges tell (events
@@ -223,7 +224,7 @@ def parsed(
     found = headings, raw_blocks, code_blocks
     open_until = 0  # where the block quotes and lists opened so far end
     top_end = 0  # where the last top-level block ends
-    ahead = _Ahead(candidates or [])
+    ahead = _Ahead(hints or [])
     events: Any = iter(pyromark.events_with_range(source.decode(), merge_text=True))  # (an event, its range)
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it

@@ -42,6 +42,7 @@ searched for at C speed."""
 _DASH_OR_COLON_BEFORE = re.compile(rb"[-:][ \t\x01]*\Z")
 _DELIMITER_ROW = re.compile(r"\|?[ \t\v\f]*:?-+:?[ \t\v\f]*(?:\|[ \t\v\f]*:?-+:?[ \t\v\f]*)*\|?[ \t\v\f]*")
 """cmark-gfm's ``table_start``, from a line's first character that is not a space or a tab."""
+_INDENTATION = re.compile(r"[ \t]*")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
 """A setext heading's underline, from its first character (CommonMark 4.3): where a table's end
@@ -120,13 +121,10 @@ def _underlined(lines: list[str], paragraph: Paragraph) -> bool:
     return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
 
 
-def candidate_lines(source: bytes) -> list[int]:
-    """Where each line that may be a table's delimiter row starts in ``source`` (the parsed bytes,
-    line endings as LF), in order: a superset, found with a few C-speed searches."""
-    hits = [hit.start() for hint in _HINTS for hit in hint.finditer(source)]
-    if not hits:
-        return []
-    return sorted({source.rfind(b"\n", 0, hit) + 1 for hit in hits})
+def candidates(source: bytes) -> list[int]:
+    """Offsets in ``source`` (the parsed bytes, line endings as LF), in order, on each line that
+    may be a table's delimiter row (a superset), found with a few C-speed searches."""
+    return sorted(hit.start() for hint in _HINTS for hit in hint.finditer(source))
 
 
 def cells(row: str) -> int:
@@ -139,6 +137,11 @@ def cells(row: str) -> int:
             return 0
     pieces = _UNESCAPED_PIPE.split(row)
     return len(pieces) - (len(pieces) > 1 and pieces[-1] == "")
+
+
+def has_cell(row: str) -> bool:
+    """Whether cmark-gfm finds a cell in a body row (``cells(row) > 0``, without splitting it)."""
+    return not row.startswith("|") or bool(row[1:].strip(_SPACE))
 
 
 def delimiter_cells(row: str) -> int:
@@ -174,13 +177,11 @@ def _at(line: _Line, depth: int) -> _At:
 
 def _columns(line: str, at: int) -> int:
     """The column of ``line[at]`` (tab stops of 4)."""
-    return len(line[:at].expandtabs(4))
+    return at if line.find("\t", 0, at) < 0 else len(line[:at].expandtabs(4))
 
 
 def _skip_indentation(line: str, at: int) -> int:
-    while at < len(line) and line[at] in " \t":
-        at += 1
-    return at
+    return _INDENTATION.match(line, at).end()  # type: ignore[union-attr]  # it matches the empty string
 
 
 def _item_width(line: str, at: int, column: int) -> tuple[int, int] | None:
@@ -319,7 +320,7 @@ class _Reader:
         here, closed, moved_to = placed
         opens = "code" if here.indent >= 4 else _starts_a_block(here.content)
         if not closed and (
-            (self.mode == "table" and not opens and cells(here.content))
+            (self.mode == "table" and not opens and has_cell(here.content))
             or self.mode == "html"  # in a container, it goes on to a blank line or the container's end
         ):
             return True
