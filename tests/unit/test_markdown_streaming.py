@@ -22,7 +22,7 @@ from tests.unit.test_markdown_tables import table_blocks
 from tests.unit.test_size_chunk_properties import sizes
 from tests.unit.test_streaming import cut_text, drained, windows_of
 from texttools.errors import InputTooLarge
-from texttools.markdown import MAX_HELD_CHARS, block_structure
+from texttools.markdown import MAX_HELD_CHARS, TABLE_HELD_CHARS, block_structure
 from texttools.size_chunks import TOKENS_ONLY_MAX_CHARS, Settings
 from texttools.tokens import encoding
 from texttools.tools import markdown_size_chunk as markdown_size_chunk_module
@@ -180,12 +180,13 @@ def test_a_block_no_parse_may_start_inside_is_held_up_to_a_bound_then_refused(to
 def tables_held(chars: int) -> Iterator[None]:
     """Tables held whole up to ``chars`` code points (instead of 64 Ki), so that small windows start
     between the rows of small tables."""
-    saved = markdown_size_chunk_module.TABLE_HELD_CHARS
-    markdown_size_chunk_module.TABLE_HELD_CHARS = chars  # type: ignore[misc]
+    namespace = vars(markdown_size_chunk_module)
+    saved = namespace["TABLE_HELD_CHARS"]
+    namespace["TABLE_HELD_CHARS"] = chars
     try:
         yield
     finally:
-        markdown_size_chunk_module.TABLE_HELD_CHARS = saved  # type: ignore[misc]
+        namespace["TABLE_HELD_CHARS"] = saved
 
 
 PROSE_LINES = ["", "", "# Results", "## Q1", "Some words here. More words.", "    code", "```", "> quote", "- item"]
@@ -233,7 +234,7 @@ def long_table(rows: int) -> str:
 def test_a_table_longer_than_many_windows_equals_the_whole_text(window: int) -> None:
     text = long_table(3000)
     pieces = [text[at : at + 37] for at in range(0, len(text), 37)]
-    for held in (50, markdown_size_chunk_module.TABLE_HELD_CHARS):
+    for held in (50, TABLE_HELD_CHARS):
         with windows_of(window), tables_held(held):
             chunks, _ = drained(stream_markdown_size_chunk(pieces, Settings(200, 40), 6))
         whole = markdown_size_chunk(text, Settings(200, 40), 6, None)["chunks"]
