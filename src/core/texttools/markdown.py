@@ -495,6 +495,23 @@ def held_too_long(line: int, what: str) -> InputTooLarge:
     )
 
 
+TABLE_HELD_CHARS: Final = 1 << 16
+"""How much of a top-level table the document flows hold before a window may start again between
+two of its rows, carrying its header and delimiter rows (64 Ki code points; docs/decisions.md,
+"Tables in the document flows"): a shorter table is read whole, as any paragraph."""
+
+
+def table_held_too_long(line: int) -> InputTooLarge:
+    """The refusal of a document in which a table longer than ``TABLE_HELD_CHARS``, read in
+    windows, turns out to be the content of a setext heading (an underline after its rows)."""
+    return InputTooLarge(
+        f"The setext heading starting on line {line} holds a table longer than {TABLE_HELD_CHARS} characters, the "
+        "most a Markdown tool holds of a table in the document flows.",
+        [{"field": "text", "problem": f"must not hold a setext heading over a table longer than {TABLE_HELD_CHARS} "
+          f"characters (line {line})"}],
+    )  # fmt: skip
+
+
 def last_restart(restarts: list[int], position: int) -> int:
     """The last of ``restarts`` (offsets where a parse may start again, in order) at or before
     ``position``; 0, the window's own start, when there is none."""

@@ -55,12 +55,14 @@ _HTML_TYPE_7 = re.compile(rf"(?:<[A-Za-z][A-Za-z0-9-]*{_ATTRIBUTE}*[ \t]*/?>|</[
 
 
 class Table(NamedTuple):
-    """A table: its first and last line (0-based; the delimiter row is ``first + 1``), and where
-    its text starts on its first line (after the containers' markers and the indentation)."""
+    """A table: its first and last line (0-based; the delimiter row is ``first + 1``), where its
+    text starts on its first line (after the containers' markers and the indentation), and
+    whether it is at the top level (in no block quote or list item)."""
 
     first: int
     last: int
     column: int
+    top_level: bool = True
 
 
 class Paragraph(NamedTuple):
@@ -310,7 +312,8 @@ class _Reader:
 
     def table(self, last: int) -> Table:
         first = self.paragraph.first
-        return Table(first + self.header, first + last, _at(self.read[self.header], self.depth).column)
+        column = _at(self.read[self.header], self.depth).column
+        return Table(first + self.header, first + last, column, self.depth == 0 and self.item is None)
 
     def step(self, index: int, underline: bool) -> bool:
         """Reads one line; ``False``: no table follows in the paragraph."""

@@ -13,15 +13,16 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from heapq import merge
 from itertools import chain, repeat
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
 from ..graphemes import joined
-from ..lines import ORIGIN, line_starts, line_view
+from ..lines import ORIGIN, Position, line_starts, line_view
 from ..markdown import (
     MAX_HELD_CHARS,
+    TABLE_HELD_CHARS,
     Blocks,
     OpenHeadings,
     block_structure,
@@ -29,6 +30,7 @@ from ..markdown import (
     last_restart,
     line_end,
     outline,
+    table_held_too_long,
 )
 from ..size_chunks import (
     SIZE_DEFAULTS,
@@ -130,7 +132,7 @@ class MarkdownLayout:
                 insides.append((starts[first], visible_end - 1))
         table_insides, self.table_starts, self.table_headers = [], [], []
         for table in (table for table in blocks.tables if table.first < in_text):
-            visible_end = _visible_end(text, starts, table.last)
+            visible_end = _visible_end(text, starts, table.last) if table.last < in_text else len(text) + 1  # goes on
             table_insides.append((starts[table.first], visible_end - 1))
             self.table_starts.append(starts[table.first])
             header = (starts[table.first] + table.column, _visible_end(text, starts, table.first + 1))
@@ -295,19 +297,52 @@ def markdown_size_chunk(
 
 
 def with_table_headers(
-    chunks: list[SizedChunk], spans: list[Span], chunker: "MarkdownChunker", offset: int
+    chunks: list[SizedChunk],
+    spans: list[Span],
+    chunker: "MarkdownChunker",
+    offset: int,
+    carried: "Carried | None" = None,
 ) -> list[SizedChunk]:
-    """``chunks`` (of ``spans``, of ``chunker``'s text, which starts at ``offset``), each that
-    starts in a table after its delimiter row with its ``table_header``, placed before its text."""
+    """``chunks`` (of ``spans``, of ``chunker``'s text, which starts at ``offset`` in the document),
+    each that starts in a table after its delimiter row with its ``table_header``, placed before
+    its text. ``carried``: the header and delimiter rows that a window's text starts with, not at
+    ``offset`` but where they are in the document."""
     if not chunker.layout.table_starts:
         return chunks
     for chunk, span in zip(chunks, spans, strict=True):
         header = chunker.layout.table_header_at(chunker.text, span.start, offset)
         if header is not None:
+            if carried is not None and header["start"] - offset < len(carried.rows):
+                shift = carried.at - offset
+                header = {**header, "start": header["start"] + shift, "end": header["end"] + shift}
             text = chunk.pop("text")  # type: ignore[misc]
             chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
             chunk["text"] = text
     return chunks
+
+
+class Carried(NamedTuple):
+    """The header and delimiter rows of the table a window starts in (between two of its rows), as
+    the text has them (line endings included), and where they start in the document."""
+
+    rows: str
+    at: int
+    line: int
+
+
+def table_restarts(text: str, starts: list[int], blocks: Blocks, carried: Carried | None) -> dict[int, int]:
+    """The lines where a window may start again inside a top-level table, carrying its header and
+    delimiter rows (``Carried``): each row after the delimiter row from ``TABLE_HELD_CHARS`` code
+    points after the table's start on (any row of a table carried in), not the text's last line (it
+    may go on); each with its table's first line."""
+    found = {}
+    for table in blocks.tables:
+        if not table.top_level:
+            continue
+        from_here = starts[table.first] + (0 if carried is not None and table.first == 0 else TABLE_HELD_CHARS)
+        for line in range(max(table.first + 2, bisect_left(starts, from_here)), min(table.last + 1, len(starts) - 2)):
+            found[starts[line]] = table.first
+    return found
 
 
 def _visible_end(text: str, starts: list[int], line: int) -> int:
@@ -321,28 +356,39 @@ def stream_markdown_size_chunk(pieces: Iterable[str], sizes: Settings, max_level
 
 
 def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Batches:
-    """As the plain size tool's windows (its module's ``_chunk_batches``), with two more rules: a window
-    starts at a line where a parse may start again (``texttools.markdown.restart_lines``), the last
-    such line at or before the next chunk's context; and the chunker reads a window only up to its
-    last such line, since the blocks after it may go on (a fence the next window closes)."""
+    """As the plain size tool's windows (its module's ``_chunk_batches``), with three more rules: a
+    window starts at a line where a parse may start again (``texttools.markdown.restart_lines``),
+    the last such line at or before the next chunk's context; the chunker reads a window only up to
+    its last such line, since the blocks after it may go on (a fence the next window closes); and
+    a window may start between two rows of a long top-level table (``table_restarts``), its text then
+    preceded by the table's header and delimiter rows (``Carried``), which the parse reads as the
+    table's start and no chunk holds."""
     windows = Windows(pieces)
-    resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window
+    resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window's text
     open_headings: OpenHeadings = []  # those open where the window starts
+    carried: Carried | None = None
     count = 0
     for window in windows:
-        blocks = block_structure(window.text, restarts=not window.final, tables=True)
-        starts = line_starts(line_view(window.text).split("\n"))
-        restarts = [starts[line] for line in blocks.restarts]
-        decided = window.text if window.final else window.text[: last_restart(restarts, len(window.text))]
+        prefix = carried.rows if carried is not None else ""
+        text = prefix + window.text
+        blocks = block_structure(text, restarts=not window.final, tables=True)
+        starts = line_starts(line_view(text).split("\n"))
+        if carried is not None and any(heading.line < 2 for heading in blocks.headings):
+            raise table_held_too_long(carried.line)  # its rows were a setext heading's content
+        in_tables = {} if window.final else table_restarts(text, starts, blocks, carried)
+        restarts = sorted({*(starts[line] for line in blocks.restarts), *in_tables})
+        decided = text if window.final else text[: last_restart(restarts, len(text))]
         chunker = MarkdownChunker(decided, sizes, max_level, window.final, blocks, open_headings)
         if resume is None and (first := chunker.first_start()) is not None:
             resume = (first, first)
         spans = list(chunker.spans(*resume, None)) if resume is not None else []
         count += len(spans)
+        carried_lines = line_view(prefix).count("\n")
+        at = Position(window.at.offset - len(prefix), window.at.line - carried_lines, window.at.first_index)
         if spans:
             paths = [chunker.layout.headings_at(span.start) for span in spans]
-            chunks = sized_chunk_objects(decided, spans, window.at, chunker.lines.starts_of_lines, paths)
-            yield with_table_headers(chunks, spans, chunker, window.at.offset)
+            chunks = sized_chunk_objects(decided, spans, at, chunker.lines.starts_of_lines, paths)
+            yield with_table_headers(chunks, spans, chunker, at.offset, carried)
         if window.final:
             break
         if resume is None:  # whitespace only so far
@@ -350,15 +396,27 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
         elif chunker.resume is None:
             break
         else:
-            start, low = chunker.resume
-            reader = chunker if start <= len(decided) else Chunker(window.text, sizes, final=False)
-            kept = last_restart(restarts, reader.context(start))  # the context is text, read past the parse's end
-            resume = (start - kept, low - kept)
-        if len(window.text) - kept > MAX_HELD_CHARS:
-            raise held_too_long(window.at.line + line_view(window.text).count("\n", 0, len(decided)), "block")
+            start = chunker.resume[0]
+            reader = chunker if start <= len(decided) else Chunker(text, sizes, final=False)
+            kept = max(len(prefix), last_restart(restarts, reader.context(start)))  # the context: read past the parse
+        if len(text) - kept > MAX_HELD_CHARS:
+            raise held_too_long(at.line + line_view(text).count("\n", 0, len(decided)), "block")
         opened = [heading for heading in blocks.headings if heading.level <= max_level and starts[heading.line] < kept]
-        outline(window.text, starts, opened, open_headings)  # the headings open where the next window starts
-        windows.advance(kept, len(spans))
+        outline(text, starts, opened, open_headings)  # the headings open where the next window starts
+        if kept in in_tables and kept > len(prefix):  # a new table carried in, or the same one further on
+            first = starts[in_tables[kept]]
+            rows = text[first : starts[in_tables[kept] + 2]]
+            carried = (
+                carried
+                if first == 0 and carried is not None
+                else Carried(rows, at.offset + first, at.line + in_tables[kept])
+            )
+        elif kept > len(prefix):
+            carried = None
+        next_prefix = len(carried.rows) if carried is not None else 0
+        if resume is not None and chunker.resume is not None:
+            resume = (chunker.resume[0] - kept + next_prefix, chunker.resume[1] - kept + next_prefix)
+        windows.advance(kept - len(prefix), len(spans))
     return {"chunk_count": count}
 
 
