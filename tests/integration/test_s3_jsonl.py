@@ -381,3 +381,22 @@ def test_tables_stream_as_the_whole_text_each_chunk_inside_one_with_its_header(
     assert len(headed) > 500
     assert all(item["table_header"]["text"] == text[item["table_header"]["start"] : item["table_header"]["end"]]
                for item in headed)  # fmt: skip
+
+
+def test_one_table_longer_than_many_windows_streams_as_the_whole_text(
+    s3: Any, jsonl: ModuleType, upload: Upload
+) -> None:
+    """Issue 60: a spreadsheet's export, one table of 3 MiB, its windows restarting between rows:
+    the lines are the whole text's, every chunk after the first with the table's header."""
+    header = "| Region | Account | Amount | Note |\n|:--|--:|--:|---|"
+    rows = "".join(f"| 東京 {n % 9} | {4000 + n} | {n * 7.5:,.2f} | a \\| b `x|y` |\n" for n in range(70_000))
+    text = f"{header}\n{rows}"
+    assert len(text.encode()) > 3 * MIB
+    metadata = {"tool": "markdown-size-chunk", "max-chars": "500", "overlap-chars": "100"}
+    run(jsonl, upload("incoming/sheet.md", text.encode(), metadata))
+    _, *items, last = lines_of(s3, "chunks/sheet.md.jsonl")
+    expected_items, expected_last = expected_lines("markdown-size-chunk", text, metadata)
+    assert items == expected_items
+    assert last == expected_last
+    table_header = {"start": 0, "end": len(header), "text": header}
+    assert [item.get("table_header") for item in items] == [None] + [table_header] * (len(items) - 1)

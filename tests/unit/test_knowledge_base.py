@@ -528,3 +528,18 @@ def test_a_chunk_in_a_table_carries_its_header_s_text_capped_as_the_path_is() ->
                                            "chunk_table_header": short}  # fmt: skip
     assert in_long["contentMetadata"]["chunk_table_header"] == reference_capped(long) != long
     assert len(in_long["contentMetadata"]["chunk_table_header"].encode()) <= 512
+
+
+def test_a_table_longer_than_a_window_is_chunked_as_the_whole_text_each_chunk_with_its_header() -> None:
+    """Issue 60: content that is one long table (a spreadsheet's export, 2 MiB) streams as the whole
+    text chunks, the windows restarting between its rows, and every item after the first carries
+    the table's header as ``chunk_table_header``."""
+    header = "| Region | Account | Amount |\n|:--|--:|--:|"
+    text = header + "\n" + "".join(f"| Région {n % 7} 😀 | {4000 + n} | {n * 7.5:,.2f} |\n" for n in range(60_000))
+    assert len(text.encode()) > 2 * 1024 * 1024
+    chunked = items("markdown-size-chunk", {"max_chars": 1000, "overlap_chars": 200}, text)
+    chosen = tool("markdown-size-chunk")
+    assert chosen.run_lifted is not None
+    whole = chosen.run_lifted({**chosen.parse_parameters({"max_chars": 1000, "overlap_chars": 200}), "text": text})
+    assert [i["contentBody"] for i in chunked] == [c["text"] for c in whole["chunks"]]
+    assert [i["contentMetadata"].get("chunk_table_header") for i in chunked] == [None] + [header] * (len(chunked) - 1)
