@@ -31,8 +31,7 @@ from typing import NamedTuple
 _SPACE = " \t\v\f"
 """cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
 _HINTS = (
-    re.compile(rb"\|[ \t\x01]*[-:]"),  # a pipe before a cell of dashes
-    re.compile(rb"\|[ \t\x01]*(?=\n|\Z)"),  # a row's last pipe (``---|``)
+    re.compile(rb"\|[ \t\x01]*(?:[-:]|(?=\n|\Z))"),  # a pipe before a cell of dashes, or a row's last pipe (``---|``)
     re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
     re.compile(rb"-:"),  # ``--:`` without pipes
 )
@@ -65,6 +64,31 @@ class Table(NamedTuple):
     top_level: bool = True
 
 
+class Lines:
+    """A text's lines (LF endings, without them), split only as far as they are asked for: a
+    document's tables are often in its first part, and splitting the rest costs as much as reading
+    them."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lines: list[str] = []
+        self._whole = False
+
+    def __getitem__(self, number: int) -> str:
+        if number >= len(self._lines) - 1 and not self._whole:  # the last piece may be the rest
+            self._split(2 * number + 64)
+        return self._lines[number]
+
+    def __len__(self) -> int:
+        if not self._whole:
+            self._split(None)
+        return len(self._lines)
+
+    def _split(self, count: int | None) -> None:
+        self._lines = self._text.split("\n") if count is None else self._text.split("\n", count)
+        self._whole = count is None or len(self._lines) <= count
+
+
 class Paragraph(NamedTuple):
     """A paragraph (or a heading) of the plain parse: its first and last line (0-based), its
     containers, outermost first: ``("quote", line)`` or ``("item", line)``, ``line`` where the
@@ -76,7 +100,7 @@ class Paragraph(NamedTuple):
     heading: bool = False
 
 
-def find_tables(lines: list[str], paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
+def find_tables(lines: "Lines", paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
     """The tables of a text (``lines``, without their endings) whose lines are all lines of its
     paragraphs (``paragraphs``, with the headings at any depth, in order), looked for where a
     line may be a delimiter row (``candidates``).
@@ -117,7 +141,7 @@ def find_tables(lines: list[str], paragraphs: list[Paragraph], candidates: list[
     return found
 
 
-def _underlined(lines: list[str], paragraph: Paragraph) -> bool:
+def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
     """Whether a heading is a setext heading whose underline is ``=`` (a ``-`` one is a thematic
     break for cmark-gfm's table, which ends it)."""
     return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
@@ -233,7 +257,7 @@ def _match(line: str, number: int, containers: tuple[tuple[str, int], ...], widt
     return _Line(len(after) - 1, after, line)
 
 
-def _widths(lines: list[str], containers: tuple[tuple[str, int], ...]) -> list[int]:
+def _widths(lines: Lines, containers: tuple[tuple[str, int], ...]) -> list[int]:
     """Each list item's content indentation (in columns, from its parent's content), read on its
     first line; 0 for a block quote."""
     widths: list[int] = []
@@ -257,7 +281,7 @@ def _widths(lines: list[str], containers: tuple[tuple[str, int], ...]) -> list[i
 
 
 def paragraph_tables(
-    lines: list[str], paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
+    lines: Lines, paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
 ) -> tuple[list[Table], bool]:
     """The tables that cmark-gfm finds in a paragraph of the plain parse (``lines``: the text's
     lines, without their endings), and whether its last line opened an HTML block after a table

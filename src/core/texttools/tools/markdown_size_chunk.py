@@ -130,11 +130,10 @@ class MarkdownLayout:
             visible_end = starts[first] + len(text[starts[first] : line_end(text, starts, last)].rstrip(WHITESPACE))
             if visible_end > starts[first] + 1:
                 insides.append((starts[first], visible_end - 1))
-        table_insides, self.table_starts, self.table_headers = [], [], []
+        table_insides, self.table_headers = [], []
         for table in (table for table in blocks.tables if table.first < in_text):
             visible_end = _visible_end(text, starts, table.last) if table.last < in_text else len(text) + 1  # goes on
             table_insides.append((starts[table.first], visible_end - 1))
-            self.table_starts.append(starts[table.first])
             header = (starts[table.first] + table.column, _visible_end(text, starts, table.first + 1))
             self.table_headers.append((*header, visible_end))
         self.table_insides = Ranges(table_insides)
@@ -175,16 +174,13 @@ class MarkdownLayout:
         """The line ends of ``table-row`` kind: asked only for a chunk that must cut a table."""
         return self.table_insides.keep(self._line_ends, inside=True)
 
-    def table_header_at(self, text: str, position: int, offset: int) -> TableHeader | None:
-        """The header of the table a chunk starting at ``position`` starts in, after its delimiter
-        row (``text`` starts at ``offset`` in the document)."""
-        index = bisect_right(self.table_starts, position) - 1
-        if index < 0:
-            return None
-        start, end, visible_end = self.table_headers[index]
-        if not end <= position < visible_end:
-            return None
-        return {"start": start + offset, "end": end + offset, "text": text[start:end]}
+    def table_headers_of(self, text: str, starts: list[int]) -> Iterator[tuple[int, TableHeader]]:
+        """Each chunk (by its index, of those starting at ``starts``, in order) whose start lies in a
+        table at or after the end of its delimiter row, with that table's header (offsets in
+        ``text``): two bisections per table."""
+        for start, end, visible_end in self.table_headers:
+            for index in range(bisect_left(starts, end), bisect_left(starts, visible_end)):
+                yield index, {"start": start, "end": end, "text": text[start:end]}
 
     def headings_at(self, position: int) -> list[str]:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
@@ -307,17 +303,16 @@ def with_table_headers(
     each that starts in a table after its delimiter row with its ``table_header``, placed before
     its text. ``carried``: the header and delimiter rows that a window's text starts with, not at
     ``offset`` but where they are in the document."""
-    if not chunker.layout.table_starts:
+    if not chunker.layout.table_headers:
         return chunks
-    for chunk, span in zip(chunks, spans, strict=True):
-        header = chunker.layout.table_header_at(chunker.text, span.start, offset)
-        if header is not None:
-            if carried is not None and header["start"] - offset < len(carried.rows):
-                shift = carried.at - offset
-                header = {**header, "start": header["start"] + shift, "end": header["end"] + shift}
-            text = chunk.pop("text")  # type: ignore[misc]
-            chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
-            chunk["text"] = text
+    for index, header in chunker.layout.table_headers_of(chunker.text, [span.start for span in spans]):
+        shift = carried.at if carried is not None and header["start"] < len(carried.rows) else offset
+        chunk = chunks[index]
+        text = chunk.pop("text")  # type: ignore[misc]
+        header["start"] += shift
+        header["end"] += shift
+        chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
+        chunk["text"] = text
     return chunks
 
 
