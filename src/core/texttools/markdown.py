@@ -32,7 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
-from .tables import Lines, Paragraph, Table, candidates, find_tables
+from .tables import MAX_DEPTH, Lines, Paragraph, Table, candidates, find_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -154,14 +154,14 @@ def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints:
     each offset's line counted from the one before (one pass at C speed)."""
     wanted = [*hints]
     for start, end, containers, _ in paragraphs:
-        wanted += [start, max(start, end - 1), *(at for _, at in containers)]
+        wanted += [start, max(start, end - 1), *(at for _, at in containers[: MAX_DEPTH + 1])]
     lines, line, before = {}, 0, 0
     for offset in sorted(set(wanted)):
         line += source.count(b"\n", before, offset)
         lines[offset], before = line, offset
 
     def chain(containers: tuple[tuple[bool, int], ...]) -> tuple[tuple[str, int], ...]:
-        return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers)
+        return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers[: MAX_DEPTH + 1])
 
     read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading)
             for start, end, containers, heading in paragraphs]  # fmt: skip
