@@ -32,7 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
-from .tables import Paragraph, Table, candidates, find_tables
+from .tables import MAX_DEPTH, Lines, Paragraph, Table, candidates, find_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -154,18 +154,18 @@ def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints:
     each offset's line counted from the one before (one pass at C speed)."""
     wanted = [*hints]
     for start, end, containers, _ in paragraphs:
-        wanted += [start, max(start, end - 1), *(at for _, at in containers)]
+        wanted += [start, max(start, end - 1), *(at for _, at in containers[: MAX_DEPTH + 1])]
     lines, line, before = {}, 0, 0
     for offset in sorted(set(wanted)):
         line += source.count(b"\n", before, offset)
         lines[offset], before = line, offset
 
     def chain(containers: tuple[tuple[bool, int], ...]) -> tuple[tuple[str, int], ...]:
-        return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers)
+        return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers[: MAX_DEPTH + 1])
 
     read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading)
             for start, end, containers, heading in paragraphs]  # fmt: skip
-    return find_tables(normal.split("\n"), sorted(read), sorted({lines[at] for at in hints}))
+    return find_tables(Lines(normal), sorted(read), sorted({lines[at] for at in hints}))
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -223,21 +223,18 @@ def parsed(
     code_blocks: list[ByteRange] = []
     found = headings, raw_blocks, code_blocks
     open_until = 0  # where the block quotes and lists opened so far end
-    top_end = 0  # where the last top-level block ends
-    ahead = _Ahead(hints or [])
+    ahead = _Ahead(hints or [], paragraphs)
     events: Any = iter(pyromark.events_with_range(source.decode(), merge_text=True))  # (an event, its range)
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
             if every_block is not None and event == "Rule":  # a thematic break: a block without content
                 every_block.append((where["start"], where["end"], False))
             continue
-        if paragraphs is not None and where["start"] >= top_end:  # a top-level block
-            top_end = where["end"]
-            if ahead.within(where["start"], top_end):
-                _read_block(event, where, events, every_block, paragraphs, found)
-                open_until = max(open_until, top_end)
-                continue
         opened = event["Start"]
+        hinted = where["end"] > ahead.next and ahead.within(where["start"], where["end"])  # mostly one comparison
+        if hinted and ahead.read(event, where, events, every_block, found, where["start"] >= open_until):
+            open_until = where["end"]  # a top-level container, read whole
+            continue
         if every_block is not None and (kind := next(iter(opened)) if type(opened) is dict else opened) not in _INLINE:
             every_block.append((where["start"], where["end"], kind == "List"))
         if type(opened) is not dict:  # Paragraph, Item, HtmlBlock, ...
@@ -254,16 +251,43 @@ def parsed(
 
 
 class _Ahead:
-    """Sorted offsets, asked about ranges in order: whether one lies in each."""
+    """Sorted offsets (``parsed``'s hints), asked about ranges in order: whether one lies in each;
+    and the paragraphs of the ranges that hold one."""
 
-    def __init__(self, offsets: list[int]) -> None:
+    def __init__(self, offsets: list[int], paragraphs: list[ParagraphRange] | None) -> None:
+        self.paragraphs: list[ParagraphRange] = paragraphs if paragraphs is not None else []
+        """Where the hinted blocks' paragraphs go (none are hinted without it)."""
+        offsets = offsets if paragraphs is not None else []
         self.offsets, self.at = offsets, 0
+        self.next = offsets[0] if offsets else 1 << 62
+        """The first offset not passed yet: no range that ends at or before it holds one."""
+
+    def read(
+        self,
+        event: Any,
+        where: dict[str, int],
+        events: Any,
+        every_block: list[BlockRange] | None,
+        found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
+        top_level: bool,
+    ) -> bool:
+        """A block that holds an offset, at ``event``: a top-level block quote or list is read
+        whole (``_read_block``: ``True``); a paragraph or a top-level heading is recorded (a
+        container that holds one was read whole, so these are at the top level)."""
+        opened = event["Start"]
+        if type(opened) is dict and top_level and not _CONTAINERS.isdisjoint(opened):
+            _read_block(event, where, events, every_block, self.paragraphs, found)
+            return True
+        if opened == "Paragraph" or (type(opened) is dict and "Heading" in opened and top_level):
+            self.paragraphs.append((where["start"], where["end"], (), opened != "Paragraph"))
+        return False
 
     def within(self, start: int, end: int) -> bool:
         offsets = self.offsets
         while self.at < len(offsets) and offsets[self.at] < start:
             self.at += 1
-        return self.at < len(offsets) and offsets[self.at] < end
+        self.next = offsets[self.at] if self.at < len(offsets) else 1 << 62
+        return self.next < end
 
 
 def _read_block(

@@ -26,13 +26,18 @@ is escaped too), a leading and a trailing ``|`` bounding the row.
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
+from itertools import accumulate
 from typing import NamedTuple
 
+MAX_DEPTH = 32
+"""The most block quotes and list items a table is looked for in (docs/decisions.md): deeper, a
+paragraph holds none, so that a paragraph under a hundred thousand markers costs no more to read
+than the parse."""
 _SPACE = " \t\v\f"
 """cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
 _HINTS = (
-    re.compile(rb"\|[ \t\x01]*[-:]"),  # a pipe before a cell of dashes
-    re.compile(rb"\|[ \t\x01]*(?=\n|\Z)"),  # a row's last pipe (``---|``)
+    re.compile(rb"\|[ \t\x01]*(?:[-:]|(?=\n|\Z))"),  # a pipe before a cell of dashes, or a row's last pipe (``---|``)
     re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
     re.compile(rb"-:"),  # ``--:`` without pipes
 )
@@ -65,6 +70,31 @@ class Table(NamedTuple):
     top_level: bool = True
 
 
+class Lines:
+    """A text's lines (LF endings, without them), split only as far as they are asked for: a
+    document's tables are often in its first part, and splitting the rest costs as much as reading
+    them."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lines: list[str] = []
+        self._whole = False
+
+    def __getitem__(self, number: int) -> str:
+        if number >= len(self._lines) - 1 and not self._whole:  # the last piece may be the rest
+            self._split(2 * number + 64)
+        return self._lines[number]
+
+    def __len__(self) -> int:
+        if not self._whole:
+            self._split(None)
+        return len(self._lines)
+
+    def _split(self, count: int | None) -> None:
+        self._lines = self._text.split("\n") if count is None else self._text.split("\n", count)
+        self._whole = count is None or len(self._lines) <= count
+
+
 class Paragraph(NamedTuple):
     """A paragraph (or a heading) of the plain parse: its first and last line (0-based), its
     containers, outermost first: ``("quote", line)`` or ``("item", line)``, ``line`` where the
@@ -76,7 +106,7 @@ class Paragraph(NamedTuple):
     heading: bool = False
 
 
-def find_tables(lines: list[str], paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
+def find_tables(lines: "Lines", paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
     """The tables of a text (``lines``, without their endings) whose lines are all lines of its
     paragraphs (``paragraphs``, with the headings at any depth, in order), looked for where a
     line may be a delimiter row (``candidates``).
@@ -117,7 +147,7 @@ def find_tables(lines: list[str], paragraphs: list[Paragraph], candidates: list[
     return found
 
 
-def _underlined(lines: list[str], paragraph: Paragraph) -> bool:
+def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
     """Whether a heading is a setext heading whose underline is ``=`` (a ``-`` one is a thematic
     break for cmark-gfm's table, which ends it)."""
     return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
@@ -177,9 +207,25 @@ def _at(line: _Line, depth: int) -> _At:
     return _At(line.text[start:], start, _columns(line.text, start) - column)
 
 
+@lru_cache(maxsize=256)
+def _tab_columns(line: str) -> list[int] | None:
+    """The column of each position of a line that holds a tab (tab stops of 4), once per line;
+    ``None`` without a tab (a position is its column)."""
+    if "\t" not in line:
+        return None
+    return list(accumulate(line, lambda column, character: column + 4 - column % 4 if character == "\t" else column + 1,
+                           initial=0))  # fmt: skip
+
+
 def _columns(line: str, at: int) -> int:
     """The column of ``line[at]`` (tab stops of 4)."""
-    return at if line.find("\t", 0, at) < 0 else len(line[:at].expandtabs(4))
+    columns = _tab_columns(line)
+    return at if columns is None else columns[at]
+
+
+def _indentation(line: str) -> int:
+    """The columns of a line's indentation."""
+    return _columns(line, len(line) - len(line.lstrip(" \t")))
 
 
 def _skip_indentation(line: str, at: int) -> int:
@@ -206,9 +252,9 @@ def _advance(line: str, at: int, column: int, columns: int) -> tuple[int, int]:
     """``columns`` columns on from (``at``, ``column``) through indentation (a tab may be
     consumed in part, then ``at`` stays on it)."""
     target = column + columns
-    while at < len(line) and _columns(line, at + 1) <= target:
-        at += 1
-    return at, target
+    tabs = _tab_columns(line)
+    last = min(len(line), target) if tabs is None else bisect_right(tabs, target) - 1
+    return max(at, min(last, len(line))), target
 
 
 def _match(line: str, number: int, containers: tuple[tuple[str, int], ...], widths: list[int]) -> _Line:
@@ -233,38 +279,52 @@ def _match(line: str, number: int, containers: tuple[tuple[str, int], ...], widt
     return _Line(len(after) - 1, after, line)
 
 
-def _widths(lines: list[str], containers: tuple[tuple[str, int], ...]) -> list[int]:
+def _widths(lines: Lines, containers: tuple[tuple[str, int], ...]) -> list[int]:
     """Each list item's content indentation (in columns, from its parent's content), read on its
-    first line; 0 for a block quote."""
+    first line; 0 for a block quote. Containers that start on one line are read on it once, from
+    where the one before ended (a line of a hundred thousand list markers is read once)."""
     widths: list[int] = []
+    line_number, at, column = -1, 0, 0
     for index, (kind, first) in enumerate(containers):
+        line = lines[first]
+        if first != line_number:  # the outer containers all start on earlier lines: matched as on any line
+            line_number, at, column = first, 0, 0
+            for (outer, _), width in zip(containers[:index], widths, strict=True):
+                at, column = _quote_marker(line, at) if outer == "quote" else _advance(line, at, column, width)
         if kind == "quote":
             widths.append(0)
+            at, column = _quote_marker(line, at)
             continue
-        line = lines[first]
-        at = column = 0
-        for (outer, _), width in zip(containers[:index], widths, strict=True):
-            if outer == "quote":
-                start = _skip_indentation(line, at)
-                at, column = start + 1, _columns(line, start) + 1
-                if at < len(line) and line[at] in " \t":
-                    at, column = _advance(line, at, column, 1)
-            else:
-                at, column = _advance(line, at, column, width)
         item = _item_width(line, at, column)
         widths.append(item[0] if item is not None else 0)
+        at, column = _advance(line, at, column, widths[-1])
     return widths
 
 
+def _quote_marker(line: str, at: int) -> tuple[int, int]:
+    """Past a block quote marker from ``at`` (up to three columns of indentation, ``>`` and a space
+    or a tab's first column); ``at`` and the column there."""
+    start = _skip_indentation(line, at)
+    at, column = start + 1, _columns(line, start) + 1
+    if at < len(line) and line[at] in " \t":
+        at, column = _advance(line, at, column, 1)
+    return at, column
+
+
 def paragraph_tables(
-    lines: list[str], paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
+    lines: Lines, paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
 ) -> tuple[list[Table], bool]:
     """The tables that cmark-gfm finds in a paragraph of the plain parse (``lines``: the text's
     lines, without their endings), and whether its last line opened an HTML block after a table
     (``find_tables``); ``underlines``: the lines (in the paragraph) of setext underlines, which
     end a paragraph but not a table (``_Reader``); ``closed``: the containers that cmark-gfm
     closed before (updated): the paragraph is read outside them, and may be indented code there."""
+    if len(paragraph.containers) > MAX_DEPTH:
+        return [], False
     paragraph = paragraph._replace(containers=tuple(each for each in paragraph.containers if each not in closed))
+    top_level = not paragraph.containers and not underlines and _indentation(lines[paragraph.first]) < 4
+    if top_level and (fast := _top_level_tables(lines, paragraph)) is not None:
+        return fast
     widths = _widths(lines, paragraph.containers)
     numbers = range(paragraph.first, paragraph.last + 1)
     reader = _Reader(paragraph, [_match(lines[number], number, paragraph.containers, widths) for number in numbers])
@@ -278,6 +338,63 @@ def paragraph_tables(
         if reader.mode == "table":
             reader.tables.append(reader.table(len(reader.read) - 1))
     return reader.tables, reader.html_open
+
+
+_DELIMITER_LINE = re.compile(rf"^ {{0,3}}{_DELIMITER_ROW.pattern}$", re.MULTILINE)
+"""A delimiter row on a line of a top-level paragraph (indented less than four columns)."""
+_ENDS_A_TABLE = re.compile(rf"^(?: {{0,3}}\t| {{4}}|[ \t]*\|[{_SPACE}]*$| {{0,3}}{_HTML_TYPE_7.pattern})", re.MULTILINE)
+"""A line of a top-level paragraph that no table's row is: indented four columns or more, no cell,
+or an HTML block's start (list items send the paragraph to ``_Reader``)."""
+_NOT_INDENTED = re.compile(r"^ {0,3}[^ \t]", re.MULTILINE)
+_LIST_ITEM_LINE = re.compile(rf"^ {{0,3}}{_BULLET_OR_ORDERED.pattern}", re.MULTILINE)
+
+
+def _top_level_tables(lines: Lines, paragraph: Paragraph) -> tuple[list[Table], bool] | None:
+    """``paragraph_tables`` of a paragraph in no container, read with a few regex searches of its
+    text instead of line by line (a row per line is what a table-heavy document is made of):
+    ``_Reader``'s rules, where no line is lazy. ``None`` when a line may start a list item."""
+    first = paragraph.first
+    text = "\n".join(lines[number] for number in range(first, paragraph.last + 1))
+    if _LIST_ITEM_LINE.search(text) is not None:
+        return None
+    counted = [0, 0]  # an offset in ``text`` and its line: lines are counted from the last one asked
+
+    def line_of(offset: int) -> int:
+        counted[1] += text.count("\n", counted[0], offset)
+        counted[0] = offset
+        return counted[1]
+
+    tables: list[Table] = []
+    opened = 0  # the line where the paragraph starts for cmark-gfm: the first, then after a table or code
+    search_from = 0
+    while (delimiter := _DELIMITER_LINE.search(text, search_from)) is not None:
+        row = line_of(delimiter.start())
+        search_from = delimiter.end() + 1
+        line = lines[first + row]
+        if row == opened or _indentation(line) >= 4:
+            continue  # no header above it in the paragraph, or indented: no delimiter row
+        header = lines[first + row - 1]
+        content = header.lstrip(" \t")
+        if cells(content) != delimiter_cells(line.lstrip(" \t")):
+            return tables, False  # cmark-gfm tries no other delimiter row in this paragraph
+        end = _ENDS_A_TABLE.search(text, search_from)
+        stop = line_of(end.start()) if end is not None else paragraph.last - first + 1
+        tables.append(Table(first + row - 1, first + stop - 1, len(header) - len(content)))
+        if end is None:
+            break
+        ending = lines[first + stop]
+        if _indentation(ending) >= 4:  # indented code, to a line that is not
+            resumed = _NOT_INDENTED.search(text, end.start())
+            if resumed is None:
+                break
+            opened, search_from = line_of(resumed.start()), resumed.start()
+            if _HTML_TYPE_7.match(lines[first + opened].lstrip(" \t")) is not None:
+                return tables, True  # an HTML block after the code: it runs to a blank line
+        elif _HTML_TYPE_7.match(ending.lstrip(" \t")) is not None:
+            return tables, True  # an HTML block: it runs to a blank line
+        else:  # a line with no cell: a paragraph starts there
+            opened, search_from = stop, end.start()
+    return tables, False
 
 
 class _Reader:
@@ -321,11 +438,16 @@ class _Reader:
         if placed is None:
             return not self.stopped
         here, closed, moved_to = placed
-        opens = "code" if here.indent >= 4 else _starts_a_block(here.content)
-        if not closed and (
-            (self.mode == "table" and not opens and has_cell(here.content))
-            or self.mode == "html"  # in a container, it goes on to a blank line or the container's end
-        ):
+        if self.mode == "html" and not closed:
+            return True  # in a container, it goes on to a blank line or the container's end
+        opens = (
+            ""
+            if self.mode == "paragraph" and not closed
+            else "code"
+            if here.indent >= 4
+            else _starts_a_block(here.content)
+        )
+        if self.mode == "table" and not closed and not opens and has_cell(here.content):
             return True
         if self.mode == "paragraph" and (underline or (here.indent < 4 and _SETEXT_UNDERLINE.fullmatch(here.content))):
             self.mode = ""  # the heading ends: the next line starts a paragraph
@@ -350,7 +472,7 @@ class _Reader:
         line of the paragraph, or a list item that opens again, not followed here (``stopped``)."""
         line, depth = self.read[index], self.depth
         here = _at(line, depth)
-        sibling = here.indent < 4 and _BULLET_OR_ORDERED.match(here.content) is not None  # in the item's list
+        sibling = self.item is not None and here.indent < 4 and _BULLET_OR_ORDERED.match(here.content) is not None
         lazy = line.matched < depth or (self.item is not None and here.indent < self.item and not sibling)
         if lazy and self.mode == "paragraph":
             self.headers[index] = line.text[

@@ -130,11 +130,10 @@ class MarkdownLayout:
             visible_end = starts[first] + len(text[starts[first] : line_end(text, starts, last)].rstrip(WHITESPACE))
             if visible_end > starts[first] + 1:
                 insides.append((starts[first], visible_end - 1))
-        table_insides, self.table_starts, self.table_headers = [], [], []
+        table_insides, self.table_headers = [], []
         for table in (table for table in blocks.tables if table.first < in_text):
             visible_end = _visible_end(text, starts, table.last) if table.last < in_text else len(text) + 1  # goes on
             table_insides.append((starts[table.first], visible_end - 1))
-            self.table_starts.append(starts[table.first])
             header = (starts[table.first] + table.column, _visible_end(text, starts, table.first + 1))
             self.table_headers.append((*header, visible_end))
         self.table_insides = Ranges(table_insides)
@@ -175,16 +174,13 @@ class MarkdownLayout:
         """The line ends of ``table-row`` kind: asked only for a chunk that must cut a table."""
         return self.table_insides.keep(self._line_ends, inside=True)
 
-    def table_header_at(self, text: str, position: int, offset: int) -> TableHeader | None:
-        """The header of the table a chunk starting at ``position`` starts in, after its delimiter
-        row (``text`` starts at ``offset`` in the document)."""
-        index = bisect_right(self.table_starts, position) - 1
-        if index < 0:
-            return None
-        start, end, visible_end = self.table_headers[index]
-        if not end <= position < visible_end:
-            return None
-        return {"start": start + offset, "end": end + offset, "text": text[start:end]}
+    def table_headers_of(self, text: str, starts: list[int]) -> Iterator[tuple[int, TableHeader]]:
+        """Each chunk (by its index, of those starting at ``starts``, in order) whose start lies in a
+        table at or after the end of its delimiter row, with that table's header (offsets in
+        ``text``): two bisections per table."""
+        for start, end, visible_end in self.table_headers:
+            for index in range(bisect_left(starts, end), bisect_left(starts, visible_end)):
+                yield index, {"start": start, "end": end, "text": text[start:end]}
 
     def headings_at(self, position: int) -> list[str]:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
@@ -307,23 +303,23 @@ def with_table_headers(
     each that starts in a table after its delimiter row with its ``table_header``, placed before
     its text. ``carried``: the header and delimiter rows that a window's text starts with, not at
     ``offset`` but where they are in the document."""
-    if not chunker.layout.table_starts:
+    if not chunker.layout.table_headers:
         return chunks
-    for chunk, span in zip(chunks, spans, strict=True):
-        header = chunker.layout.table_header_at(chunker.text, span.start, offset)
-        if header is not None:
-            if carried is not None and header["start"] - offset < len(carried.rows):
-                shift = carried.at - offset
-                header = {**header, "start": header["start"] + shift, "end": header["end"] + shift}
-            text = chunk.pop("text")  # type: ignore[misc]
-            chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
-            chunk["text"] = text
+    for index, header in chunker.layout.table_headers_of(chunker.text, [span.start for span in spans]):
+        shift = carried.at if carried is not None and header["start"] < len(carried.rows) else offset
+        chunk = chunks[index]
+        text = chunk.pop("text")  # type: ignore[misc]
+        header["start"] += shift
+        header["end"] += shift
+        chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
+        chunk["text"] = text
     return chunks
 
 
 class Carried(NamedTuple):
     """The header and delimiter rows of the table a window starts in (between two of its rows), as
-    the text has them (line endings included), and where they start in the document."""
+    the text has them from the header row's first character that is not whitespace (line endings
+    included), where that is in the document, and its line."""
 
     rows: str
     at: int
@@ -332,17 +328,34 @@ class Carried(NamedTuple):
 
 def table_restarts(text: str, starts: list[int], blocks: Blocks, carried: Carried | None) -> dict[int, int]:
     """The lines where a window may start again inside a top-level table, carrying its header and
-    delimiter rows (``Carried``): each row after the delimiter row from ``TABLE_HELD_CHARS`` code
-    points after the table's start on (any row of a table carried in), not the text's last line (it
-    may go on); each with its table's first line."""
+    delimiter rows (``Carried``, the header row without its indentation): each row after the
+    delimiter row from ``TABLE_HELD_CHARS`` code points after the table's start on (any row of a
+    table carried in), not the text's last line (it may go on); each with its table's first line.
+    Only a table whose header row starts with ``|`` or a letter: carried first, any other could
+    start another block than the paragraph it continues here (``2. a | b``, ``<b> | c``)."""
     found = {}
     for table in blocks.tables:
-        if not table.top_level:
-            continue
+        header = text[starts[table.first] + table.column : starts[table.first] + table.column + 1]
+        if not table.top_level or not (header == "|" or header.isalpha()):
+            continue  # the header row must start a paragraph as it does here (not a list item, an HTML block...)
         from_here = starts[table.first] + (0 if carried is not None and table.first == 0 else TABLE_HELD_CHARS)
         for line in range(max(table.first + 2, bisect_left(starts, from_here)), min(table.last + 1, len(starts) - 2)):
             found[starts[line]] = table.first
     return found
+
+
+def _carried(
+    text: str, starts: list[int], blocks: Blocks, table_line: int | None, at: Position, carried: Carried | None
+) -> Carried | None:
+    """What the next window carries when it starts in the table whose first line is ``table_line``
+    (``None``: in none), in a window ``text`` that starts at ``at`` and carried ``carried``."""
+    if table_line is None:
+        return None
+    if table_line == 0 and carried is not None:
+        return carried
+    table = next(table for table in blocks.tables if table.first == table_line)
+    first = starts[table.first] + table.column  # the header row without its indentation
+    return Carried(text[first : starts[table.first + 2]], at.offset + first, at.line + table.first)
 
 
 def _visible_end(text: str, starts: list[int], line: int) -> int:
@@ -403,16 +416,8 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
             raise held_too_long(at.line + line_view(text).count("\n", 0, len(decided)), "block")
         opened = [heading for heading in blocks.headings if heading.level <= max_level and starts[heading.line] < kept]
         outline(text, starts, opened, open_headings)  # the headings open where the next window starts
-        if kept in in_tables and kept > len(prefix):  # a new table carried in, or the same one further on
-            first = starts[in_tables[kept]]
-            rows = text[first : starts[in_tables[kept] + 2]]
-            carried = (
-                carried
-                if first == 0 and carried is not None
-                else Carried(rows, at.offset + first, at.line + in_tables[kept])
-            )
-        elif kept > len(prefix):
-            carried = None
+        if kept > len(prefix):  # a new table carried in, the same one further on, or none
+            carried = _carried(text, starts, blocks, in_tables.get(kept), at, carried)
         next_prefix = len(carried.rows) if carried is not None else 0
         if resume is not None and chunker.resume is not None:
             resume = (chunker.resume[0] - kept + next_prefix, chunker.resume[1] - kept + next_prefix)
