@@ -25,8 +25,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.at_scale import at_scale_rows
 from benchmarks.hf_tokens import first_request_rows, hostile_rows, prose_rows
-from benchmarks.markdown_size_peers import markdown_size_peer_rows
+from benchmarks.markdown_size_peers import markdown_size_peer_rows, table_report_peer_rows
 from benchmarks.size_peer_checks import size_check_rows
 from benchmarks.size_peers import size_peer_rows
 from benchmarks.streaming import large_document_rows, streaming_rows, streaming_scaling_rows
@@ -639,6 +640,11 @@ def main() -> None:
                                                                            median_ms),
          [("tool", "<20"), ("what", "<17"), ("ours_ms", ">8.2f"), ("rust_ms", ">8.2f"), ("langchain_ms", ">13.2f"),
           ("to_rust", ">8.2f"), ("to_langchain", ">13.2f"), ("floor_ms", ">9.2f"), ("to_floor", ">9.2f")]),
+        ("table_report_peer", "markdown-size-chunk's core beside the same peers on a table-heavy 256 KiB report "
+         "(issue 60: at most 1.0 of MarkdownSplitter)", partial(table_report_peer_rows, median_ms),
+         [("what", "<24"), ("ours_ms", ">8.2f"), ("rust_ms", ">8.2f"), ("langchain_ms", ">13.2f"),
+          ("to_rust", ">8.2f"), ("to_langchain", ">13.2f"), ("floor_ms", ">9.2f"), ("floor_to_rust", ">14.2f"),
+          ("to_floor", ">9.2f")]),
         ("size_checks", "Size chunkers' chunks checked against their own text (benchmarks/size_peer_checks.py)",
          size_check_rows, [("chunker", "<44"), ("setting", "<22"), ("chunks", ">7"), ("wrong_start", ">12"),
                            ("start_not_after_previous", ">25"), ("over_size", ">10"),
@@ -654,6 +660,10 @@ def main() -> None:
         ("large_document", "The chunker on a 1 GiB document (its own process: peak RSS, speed)",
          large_document_rows, [("tool", "<24"), ("gib", ">4.1f"), ("seconds", ">8.1f"), ("mib_per_s", ">10.1f"),
                                ("output_mib", ">11.0f"), ("peak_rss_mb", ">12.1f")]),
+        ("at_scale", "Issue 60's documents through the chunker (their own process): 16 MiB under 250 KB headings, "
+         "a 100 MB one-table spreadsheet (bounds: 256 MB, 5 MiB/s of one core)", at_scale_rows,
+         [("document", "<14"), ("mib", ">6.1f"), ("cpu_s", ">8.1f"), ("mib_per_s", ">10.1f"),
+          ("peak_rss_mb", ">12.1f")]),
     ]  # fmt: skip
     for key, title, measure, columns in sections:
         results[key] = measure()

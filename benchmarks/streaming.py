@@ -8,12 +8,13 @@ ready-made lines). Then the streaming path on 1, 16 and 64 MiB, and the document
 memory and speed on 1 GiB, in a process of its own that imports what the deployed function does.
 """
 
+import itertools
 import json
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from benchmarks.workloads import (
@@ -27,7 +28,7 @@ from benchmarks.workloads import (
     takes_markers,
 )
 from scripts.template import ROOT
-from texttools.documents import Defaults, Source, document_lines, encode_lines, output_lines
+from texttools.documents import Defaults, Source, document_lines, encoded_lines, output_lines
 from texttools.registry import tools
 from texttools.tool import Tool
 
@@ -80,7 +81,7 @@ def in_memory(tool: Tool, data: bytes) -> Callable[[], int]:
         items, _ = output_lines(run({**params, "text": data.decode()}))
         if items and isinstance(items[0], str):  # matches: the lines' objects, as the streaming form makes them
             items = [{"index": index, "text": match} for index, match in enumerate(items)]
-        return len(encode_lines(items))
+        return sum(map(len, encoded_lines(items)))
 
     return work
 
@@ -103,7 +104,7 @@ def floor(tool: Tool, data: bytes) -> Callable[[], int]:
             found += 1
         return found
 
-    return lambda: scan(data.decode()) + len(encode_lines(ready))
+    return lambda: scan(data.decode()) + sum(map(len, encoded_lines(ready)))
 
 
 def alternated(*works: Callable[[], int]) -> list[float]:
@@ -150,24 +151,39 @@ print(seconds, output, peak_rss_mb())
 
 
 def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
-    """The chunker's own path (``s3_documents.chunk_object``) over a generated document of ``size``
-    bytes, read from a stand-in S3 that makes its body as it is read and discards what is written."""
-    import boto3  # noqa: PLC0415, F401 (what the deployed chunker holds in memory)
-    from botocore.exceptions import ClientError  # noqa: PLC0415
-
-    import s3_documents  # noqa: PLC0415 (imported where the chunker imports it)
-    from texttools.documents import JSONL  # noqa: PLC0415
-
+    """The chunker's own path over a generated document of ``size`` bytes (``chunk_generated``): the
+    workload's 1 MiB block repeated."""
     chosen = tools()[tool_id]
     block = document_for(chosen, MIB) + b"\n\n"  # a small source: its own memory is not the chunker's
     count = size // len(block)
     metadata = metadata_for(chosen)
     if reads_markdown(chosen) and cuts_to_size(chosen):
         metadata["overlap-chars"] = "100"  # issue 54's setting for its memory bound: (1 000, 100)
+    return chunk_generated(lambda: itertools.repeat(block, count), count * len(block), metadata)
+
+
+def chunk_generated(
+    blocks: Callable[[], Iterable[bytes]],
+    size: int,
+    metadata: dict[str, str],
+    check: Callable[[bytes], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, int]:
+    """The chunker's own path (``s3_documents.chunk_object``) over the document that ``blocks``
+    makes (``size`` bytes in all), read from a stand-in S3 that makes its body as it is read and
+    discards what is written, after handing each written object or part to ``check``: the seconds
+    by ``clock`` (``check``'s own left out) and the bytes written."""
+    import boto3  # noqa: PLC0415, F401 (what the deployed chunker holds in memory)
+    from botocore.exceptions import ClientError  # noqa: PLC0415
+
+    import s3_documents  # noqa: PLC0415 (imported where the chunker imports it)
+    from texttools.documents import JSONL  # noqa: PLC0415
+
+    checking = [0.0]
 
     class Body:
         def iter_chunks(self, chunk_size: int) -> Iterator[bytes]:
-            for _ in range(count):
+            for block in blocks():
                 yield from (block[start : start + chunk_size] for start in range(0, len(block), chunk_size))
 
     class StandInS3:
@@ -177,14 +193,21 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
             return {"Body": Body(), "Metadata": metadata}
 
         def put_object(self, Body: bytes, **_: Any) -> None:
-            self.written += len(Body)
+            self.wrote(Body)
 
         def create_multipart_upload(self, **_: Any) -> dict[str, str]:
             return {"UploadId": "bench"}
 
         def upload_part(self, Body: bytes, **_: Any) -> dict[str, str]:
-            self.written += len(Body)
+            self.wrote(Body)
             return {"ETag": "part"}
+
+        def wrote(self, body: bytes) -> None:
+            self.written += len(body)
+            if check is not None:
+                started = clock()
+                check(body)
+                checking[0] += clock() - started
 
         def complete_multipart_upload(self, **_: Any) -> None:
             pass
@@ -193,12 +216,12 @@ def chunk_large_document(tool_id: str, size: int) -> tuple[float, int]:
             raise ClientError({"Error": {"Code": "404", "Message": "Not Found"}}, "HeadObject")
 
     s3 = StandInS3()
-    source = Source("bucket", "incoming/large", "v1", "etag", count * len(block))
-    settings = s3_documents.Settings(JSONL, LARGE_DOCUMENT * 2)
-    started = time.perf_counter()
+    source = Source("bucket", "incoming/large", "v1", "etag", size)
+    settings = s3_documents.Settings(JSONL, max(size, 1) * 2)
+    started = clock()
     outcome = s3_documents.chunk_object(s3, source, settings)
     assert outcome.code == "ok", outcome
-    return time.perf_counter() - started, s3.written
+    return clock() - started - checking[0], s3.written
 
 
 def large_document_rows() -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 from a list of tool names): the largest realistic request, size and chunk-count ladders, and the
 pathological inputs a quadratic path would choke on."""
 
+import itertools
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -286,6 +287,52 @@ def prose_text(limit_bytes: int, seed: int = 17) -> str:
             yield " ".join(sentence() for _ in range(rng.randint(2, 6)))
 
     return joined_up_to(limit_bytes, paragraphs())
+
+
+def setext_part(heading_bytes: int = 250_000, body_bytes: int = 50_000) -> bytes:
+    """A section of converted text whose heading is a whole paragraph (issue 60): ``heading_bytes``
+    of prose lines with ``---`` right under them (no blank line: a setext heading of level 2 that
+    every chunk of its section carries in ``headings``), then ``body_bytes`` of paragraphs."""
+    heading = prose_text(heading_bytes, seed=23).replace("\n\n", "\n")
+    return (heading + "\n---\n\n" + prose_text(body_bytes, seed=29) + "\n\n").encode()
+
+
+SEGMENTS = ["Europe", "North America", "Asia-Pacific", "Latin America", "Retail", "Wholesale", "Services",
+            "Österreich GmbH", "東京支店", "Corporate \\| other", "`net|gross`", ""]  # fmt: skip
+MEASURES = ["Revenue", "Operating profit", "Margin (%)", "Headcount", "Capex", "Change", "Budget", "Q4"]
+
+
+def report_table(rng: random.Random) -> str:
+    """A pipe table of a converted annual report: 25 to 45 body rows of 4 to 7 columns (a segment,
+    then figures), alignments on the delimiter row, some empty cells, escaped pipes and pipes in
+    code spans, accents and CJK, and now and then a row with a cell more or less than the header."""
+    columns = rng.randint(3, 6)
+    header = "| Segment | " + " | ".join(rng.sample(MEASURES, columns)) + " |"
+    delimiter = "|:--|" + "".join(rng.choice(["--:|", ":-:|", "---|"]) for _ in range(columns))
+    rows = []
+    for _ in range(rng.randint(25, 45)):
+        figures = [f"{rng.uniform(-500, 25_000):,.1f}" if rng.random() > 0.05 else "" for _ in range(columns)]
+        extra = rng.choice([0] * 18 + [-1, 1])
+        figures = figures[:extra] if extra < 0 else figures + ["n/a"] * extra
+        rows.append(f"| {rng.choice(SEGMENTS)} | " + " | ".join(figures) + " |")
+    return "\n".join([header, delimiter, *rows])
+
+
+def table_report(limit_bytes: int, seed: int = 37) -> str:
+    """A converted annual report up to ``limit_bytes``: sections under ATX headings, each with
+    prose and, most of them, a pipe table of 25 to 45 rows and a note under it (issue 60's
+    table-heavy workload: a 26 KB report of this kind has six tables)."""
+    rng = random.Random(seed)
+
+    def blocks() -> Iterator[str]:
+        for number in itertools.count(1):
+            yield f"{'#' * rng.randint(1, 3)} {number}. {rng.choice(MEASURES)} by segment"
+            yield prose_text(rng.randint(200, 1200), seed=rng.randrange(1 << 30))
+            if rng.random() < 0.8:
+                yield report_table(rng)
+                yield f"Figures in millions of euros; {rng.choice(PROSE_WORDS)} restated."
+
+    return joined_up_to(limit_bytes, blocks())
 
 
 def hostile_tokens(limit_bytes: int, seed: int = 19) -> dict[str, str]:

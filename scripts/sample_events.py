@@ -321,8 +321,9 @@ def _file_for(chosen: Tool, name: str, example: Mapping[str, Any], **changed: An
 def knowledge_base_samples() -> list[Sample]:
     """Bedrock Knowledge Base events (API.md, "Amazon Bedrock Knowledge Bases"): one file with one
     batch, several files, several batches, file metadata choosing each tool (its descriptor's first
-    example), a count given as a string, an unclosed marker, and a content body larger than any of
-    the API's limits."""
+    example), a count given as a string, an unclosed marker, a content body larger than any of
+    the API's limits, and a report with a table (the descriptor example whose chunks carry
+    ``table_header``: its items carry ``chunk_table_header``)."""
     guide = "# Returns\n\nItems can be returned within 30 days.\n\nRefunds take 5 days.\n"
     faq = "Q: Do you ship abroad?\nA: Yes, to 40 countries.\n\n\nQ: Can I pay later?\nA: No.\n"
     page, last_page = {PAGE: 1}, "\ufeffLast page.\n\nThe end."  # a BOM Bedrock's parser left
@@ -333,6 +334,9 @@ def knowledge_base_samples() -> list[Sample]:
     count_key = next(key for key, field in counted.metadata_keys.items() if field == count)
     unclosed = [(chosen, inputs[UnclosedStartMarker]) for chosen, _ in examples
                 if UnclosedStartMarker in (inputs := chosen.error_examples())]  # fmt: skip
+    tabled = [(chosen, example["input"]) for chosen in tools().values()
+              for example in chosen.descriptor.data["examples"]
+              if any("table_header" in chunk for chunk in example["output"].get("chunks", []))]  # fmt: skip
     return [
         _knowledge_base_sample("one-batch", [KnowledgeBaseFile("guide.md", [[(guide, page)]])]),
         _knowledge_base_sample("several-files", [
@@ -353,6 +357,9 @@ def knowledge_base_samples() -> list[Sample]:
             _file_for(chosen, "unclosed.txt", inputs) for chosen, inputs in unclosed
         ], code=UnclosedStartMarker.code),
         _knowledge_base_sample("large-body", [KnowledgeBaseFile("book.txt", [[(large, {})]], output_batches=3)]),
+        _knowledge_base_sample("table", [
+            _file_for(chosen, "quarterly-results.md", example) for chosen, example in tabled
+        ]),
     ]  # fmt: skip
 
 

@@ -427,8 +427,55 @@ def _size_next_start(
 
 MARKDOWN_SIZE_KINDS = [
     "end", *(f"section-{level}" for level in range(1, 7)), "paragraph", "line", "sentence", "word", "heading",
-    "literal-line", "literal-word", "character",
+    "table-row", "table-cell", "table-word", "literal-line", "literal-word", "character",
 ]  # fmt: skip
+
+
+def _before_a_cell_boundary(text: str, e: int) -> bool:
+    """After e come zero or more spaces or tabs, then a | after an even run of backslashes."""
+    i = _skip_blanks(text, e)
+    if i >= len(text) or text[i] != "|":
+        return False
+    run = 0
+    while i - run - 1 >= 0 and text[i - run - 1] == "\\":
+        run += 1
+    return run % 2 == 0
+
+
+def _table_kind(text: str, e: int, kind: str) -> str:
+    """The kind of an end inside a table whose text-size-chunk kind is ``kind``."""
+    if kind in ("paragraph", "line"):
+        return "table-row"
+    if _before_a_cell_boundary(text, e):
+        return "table-cell"
+    return "table-word" if kind in ("sentence", "word") else kind
+
+
+def _container_marker_end(text: str, i: int) -> int | None:
+    """Where a block quote marker or a list item's marker (and the space or tab after it) at i,
+    after spaces and tabs, ends; None if there is none."""
+    i = _skip_blanks(text, i)
+    if text[i : i + 1] == ">":
+        return i + 1
+    j = i
+    while j < len(text) and "0" <= text[j] <= "9" and j - i < 9:
+        j += 1
+    is_marker = text[j : j + 1] in (".", ")") if j > i else text[i : i + 1] in ("-", "+", "*")
+    end = j + 1 if j > i else i + 1
+    return end + 1 if is_marker and text[end : end + 1] in (" ", "\t") else None
+
+
+def table_header(text: str, table: tuple[int, int]) -> tuple[int, int]:
+    """The span of a table's header and delimiter rows, from its first and second line (0-based):
+    from its first line's first character that is not whitespace, past the container markers
+    (block quote markers, and a list item's marker when the table starts the item), to the end of
+    its second line's last character that is not whitespace."""
+    lines = commonmark_lines(text)
+    i = lines[table[0]][0]
+    while (after := _container_marker_end(text, i)) is not None:
+        i = after
+    second_start, second_end = lines[table[0] + 1]
+    return _skip_blanks(text, i), second_start + len(text[second_start:second_end].rstrip(SIZE_WHITESPACE))
 
 
 def markdown_size_chunk(
@@ -442,10 +489,11 @@ def markdown_size_chunk(
     max_level: int = 6,
     max_tokens: int | None = None,
     count: Any = None,
+    tables: list[tuple[int, int]] = (),  # type: ignore[assignment]
 ) -> list[tuple[int, int, str, int | None, list[str]]]:
     """markdown-size-chunk as (start, end, cut, tokens, headings) per chunk, one position at a time,
-    given the top-level headings ``(first line, lines, level, setext)`` and the literal blocks
-    ``(first line, last line)`` (0-based) that an independent parser finds."""
+    given the top-level headings ``(first line, lines, level, setext)``, the literal blocks and the
+    tables ``(first line, last line)`` (0-based) that independent parsers find."""
     lines = commonmark_lines(text)
     chosen = [h for h in headings if h[2] <= max_level]
     spans = [(lines[first][0], lines[first + count_ - 1][1]) for first, count_, _, _ in chosen]
@@ -454,6 +502,10 @@ def markdown_size_chunk(
     for first, last in literals:
         visible = text[lines[first][0] : lines[last][1]].rstrip(SIZE_WHITESPACE)
         insides.append((lines[first][0], lines[first][0] + len(visible)))
+    in_tables = []
+    for first, last in tables:
+        visible = text[lines[first][0] : lines[last][1]].rstrip(SIZE_WHITESPACE)
+        in_tables.append((lines[first][0], lines[first][0] + len(visible)))
     c = len(text.rstrip(SIZE_WHITESPACE))
 
     def kind_of(e: int) -> str | None:
@@ -466,10 +518,10 @@ def markdown_size_chunk(
             if e <= start and not text[e:start].strip(SIZE_WHITESPACE):
                 return f"section-{level}"
         if any(a < e < b for a, b in insides):
-            if kind in ("paragraph", "line"):
-                return "literal-line"
-            if kind in ("sentence", "word"):
-                return "literal-word"
+            literal = {"paragraph": "literal-line", "line": "literal-line", "sentence": "literal-word"}
+            return literal.get(kind, "literal-word" if kind == "word" else kind)
+        if any(a < e < b for a, b in in_tables):
+            return _table_kind(text, e, kind)
         return kind
 
     sections = markdown_sections(text, headings, max_level)["sections"]

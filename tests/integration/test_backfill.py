@@ -10,6 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 import s3_documents
+from benchmarks.workloads import table_report
 from scripts.lambda_events import LocalContext, backfill_batch, s3_event
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 
@@ -161,3 +162,22 @@ def test_an_event_for_the_same_object_writes_what_the_backfill_wrote(
     chunker.lambda_handler(s3_event(BUCKET, [(doc["key"], doc["size"], doc["etag"], doc["version"])]),
                            LocalContext("ChunkDocumentFunction"))  # fmt: skip
     assert s3.get_object(Bucket=BUCKET, Key="chunks/same.txt.json")["Body"].read() == by_backfill
+
+
+@pytest.mark.parametrize("chunks_format", ["json", "jsonl"])
+def test_the_backfill_gives_chunks_inside_tables_their_header_as_the_event_flow_does(
+    s3: Any, chunker: ModuleType, backfill: ModuleType, upload: Upload, monkeypatch: pytest.MonkeyPatch,
+    chunks_format: str,
+) -> None:  # fmt: skip
+    """Issue 60: a report with tables, backfilled, is the object the event flow writes, its chunks
+    that start inside a table carrying ``table_header``."""
+    monkeypatch.setenv("CHUNKS_FORMAT", chunks_format)
+    run(chunker, upload("incoming/report.md", table_report(40_000).encode(), {"tool": "markdown-size-chunk",
+                                                                              "max-chars": "400"}))  # fmt: skip
+    by_event = written(s3)
+    for key in by_event:
+        s3.delete_object(Bucket=BUCKET, Key=key)
+    run_batch(backfill, listing(s3, "incoming/"))
+    assert written(s3) == by_event
+    (body,) = by_event.values()
+    assert body.count(b'"table_header":{"start":') > 10

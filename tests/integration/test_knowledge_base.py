@@ -279,3 +279,29 @@ def test_the_docs_chunk_is_what_the_one_batch_sample_writes(s3: Any, transformat
     page = (ROOT / "docs" / "knowledge-base.md").read_text(encoding="utf-8")
     shown = page.split("A chunk as Bedrock indexes it", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
     assert chunks(s3, answer["outputFiles"][0])[-1] == json.loads(shown)
+
+
+def test_a_chunk_that_starts_inside_a_table_carries_its_header(s3: Any, invoke: Invoke) -> None:
+    """API.md: a markdown-size-chunk chunk with ``table_header`` adds ``chunk_table_header``, its
+    text, a header over 512 UTF-8 bytes cut as ``chunk_path`` is; every other chunk has none."""
+    short = "| Region | Q1 |\n|:--|--:|"
+    wide = "| " + " | ".join(f"Spalte {n} 😀" for n in range(40)) + " |\n|" + "---|" * 40
+    rows = "".join(f"| Region {n} | {n},000 |\n" for n in range(30))
+    wide_rows = "".join("| " + " | ".join(f"{row}.{n}" for n in range(40)) + " |\n" for row in range(3))
+    report = f"# Results\n\n{short}\n{rows}\nAll figures in millions.\n\n{wide}\n{wide_rows}"
+    (answered,) = invoke(input_file(s3, "report.md", [[(report, {"page": 1})]],
+                                    {"tool": "markdown-size-chunk", "max-chars": 120}))["outputFiles"]  # fmt: skip
+    items = chunks(s3, answered)
+    headers = [item["contentMetadata"].get("chunk_table_header") for item in items]
+    assert headers[0] is None  # the heading and the table's first rows
+    assert headers.count(short) > 1
+    (capped, *_) = [header for header in headers if header not in (None, short)]
+    assert len(capped.encode()) <= 512 < len(wide.encode())
+    assert capped.endswith("\u2026")
+    assert wide.startswith(capped.removesuffix("\u2026"))
+    assert all(header in (None, short, capped) for header in headers)
+    for item, header in zip(items, headers, strict=True):
+        start = item["contentMetadata"]["chunk_start"]
+        inside = report.index(short) + len(short) <= start < report.index("All") or report.index(wide) + len(
+            wide) <= start  # fmt: skip
+        assert (header is not None) == inside, (start, header)

@@ -12,6 +12,7 @@ import s3_documents
 import texttools.documents
 import texttools.registry
 import texttools.tokens
+from benchmarks.workloads import table_report
 from scripts.lambda_events import LocalContext, s3_event
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.documents import LARGEST_TEXT_BYTES
@@ -414,3 +415,22 @@ def test_logs_carry_sizes_and_codes_never_document_text(
     assert sorted(line["outcome"] for line in chunked) == ["invalid_input", "ok"]
     assert all(line["object_size"] == len(secret) and line["output_bytes"] > 0 for line in chunked)
     assert secret not in json.dumps(lines)
+
+
+def test_markdown_size_chunk_gives_each_chunk_inside_a_table_its_header(
+    s3: Any, chunker: ModuleType, upload: Upload
+) -> None:
+    """Issue 60 in the json format: a converted report's chunks as the API gives them, those that
+    start inside a table after its delimiter row with that table's header and delimiter rows."""
+    text = table_report(60_000)
+    run(chunker, upload("incoming/report.md", text.encode(), {"tool": "markdown-size-chunk", "max-chars": "500"}))
+    chunks = read(s3, "chunks/report.md.json")["result"]["chunks"]
+    chosen = texttools.registry.tool("markdown-size-chunk")
+    assert chunks == chosen.run(chosen.parse({"text": text, "max_chars": 500}))["chunks"]
+    headed = [chunk for chunk in chunks if "table_header" in chunk]
+    assert len(headed) > 10
+    for chunk in headed:
+        header = chunk["table_header"]
+        assert header["text"] == text[header["start"] : header["end"]]
+        assert header["text"].startswith("| Segment |")
+        assert header["end"] <= chunk["start"]

@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 
 import s3_documents
 import texttools.documents
-from benchmarks.workloads import MARKERS, markdown_text, mixed_text, reads_markdown
+from benchmarks.workloads import MARKERS, markdown_text, mixed_text, reads_markdown, table_report
 from tests.integration.conftest import BUCKET, Upload, keys, read, run
 from texttools.fields import MAX_SAFE_INTEGER
 from texttools.registry import TOOL_IDS, tool
@@ -362,3 +362,41 @@ def test_the_bench_s_stand_in_s3_serves_every_call_the_chunker_makes() -> None:
     seconds, written = chunk_large_document("text-delimiter-chunk", MIB)
     assert seconds > 0
     assert written > MIB
+
+
+def test_tables_stream_as_the_whole_text_each_chunk_inside_one_with_its_header(
+    s3: Any, jsonl: ModuleType, upload: Upload
+) -> None:
+    """Issue 60: a converted report of 3 MiB, tables of 25 to 45 rows across window edges, chunked
+    as the whole text is, every chunk that starts inside a table carrying its header."""
+    text = table_report(3 * MIB)
+    metadata = {"tool": "markdown-size-chunk", "max-chars": "1000", "overlap-chars": "200"}
+    run(jsonl, upload("incoming/report.md", text.encode(), metadata))
+    assert keys(s3, "errors/") == []
+    _, *items, last = lines_of(s3, "chunks/report.md.jsonl")
+    expected_items, expected_last = expected_lines("markdown-size-chunk", text, metadata)
+    assert items == expected_items
+    assert last == expected_last
+    headed = [item for item in items if "table_header" in item]
+    assert len(headed) > 500
+    assert all(item["table_header"]["text"] == text[item["table_header"]["start"] : item["table_header"]["end"]]
+               for item in headed)  # fmt: skip
+
+
+def test_one_table_longer_than_many_windows_streams_as_the_whole_text(
+    s3: Any, jsonl: ModuleType, upload: Upload
+) -> None:
+    """Issue 60: a spreadsheet's export, one table of 3 MiB, its windows restarting between rows:
+    the lines are the whole text's, every chunk after the first with the table's header."""
+    header = "| Region | Account | Amount | Note |\n|:--|--:|--:|---|"
+    rows = "".join(f"| 東京 {n % 9} | {4000 + n} | {n * 7.5:,.2f} | a \\| b `x|y` |\n" for n in range(70_000))
+    text = f"{header}\n{rows}"
+    assert len(text.encode()) > 3 * MIB
+    metadata = {"tool": "markdown-size-chunk", "max-chars": "500", "overlap-chars": "100"}
+    run(jsonl, upload("incoming/sheet.md", text.encode(), metadata))
+    _, *items, last = lines_of(s3, "chunks/sheet.md.jsonl")
+    expected_items, expected_last = expected_lines("markdown-size-chunk", text, metadata)
+    assert items == expected_items
+    assert last == expected_last
+    table_header = {"start": 0, "end": len(header), "text": header}
+    assert [item.get("table_header") for item in items] == [None] + [table_header] * (len(items) - 1)

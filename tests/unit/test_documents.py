@@ -62,3 +62,27 @@ def test_a_whole_document_keeps_its_output_limit() -> None:
 def test_an_unknown_tool_is_not_looked_up() -> None:
     with pytest.raises(KeyError, match="no-such-tool"):
         tool("no-such-tool")
+
+
+@pytest.mark.parametrize("whole_document", [False, True])
+def test_what_is_held_of_the_lines_is_bounded_in_bytes_not_in_lines(
+    monkeypatch: pytest.MonkeyPatch, whole_document: bool
+) -> None:
+    """Issue 60: the lines are handed on in groups that end with the line reaching ``LINES_BYTES``,
+    a window's worth of long lines included (here: paragraphs of 1 to 300 bytes, the bound 1 000,
+    all of them in one window and, the tool parsing whole, in one list)."""
+    if whole_document:
+        monkeypatch.setattr(texttools.documents, "tool", lambda _: replace(PARAGRAPHS, stream=None))
+    monkeypatch.setattr(texttools.documents, "LINES_BYTES", 1000)
+    text = "\n\n".join("é" * (n % 150 + 1) for n in range(400))
+    source = Source("bucket", "incoming/d.md", None, "etag", len(text.encode()))
+    head, *groups, last = document_lines(source, [text.encode()], {"tool": PARAGRAPHS.id}, Defaults())
+    assert len(groups) > 20
+    for group in groups:
+        final = group.splitlines(keepends=True)[-1]
+        assert len(group) - len(final) < 1000  # it ends with the line that reaches the bound
+        assert group is groups[-1] or len(group) >= 1000
+    chunks = [json.loads(line) for group in groups for line in group.splitlines()]
+    assert chunks == PARAGRAPHS.run({"text": text})["paragraphs"]
+    assert [json.loads(head)["tool"]["id"], json.loads(last)] == [PARAGRAPHS.id, {"paragraph_count": 400,
+                                                                  "line_count_total": 799}]  # fmt: skip

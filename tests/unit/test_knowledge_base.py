@@ -479,3 +479,67 @@ def test_a_path_of_exactly_the_bound_is_kept_and_a_cut_inside_a_character_drops_
     assert len(" > ".join(exact).encode()) == kb.MAX_PATH_BYTES
     # 800 bytes of 4-byte characters: the cut at 512 - 3 (the ellipsis) falls inside the 128th
     assert kb.joined_path(["\U0001f600" * 200]) == "\U0001f600" * 127 + "\u2026"
+
+
+def reference_capped(text: str) -> str:
+    """API.md's cap, character by character: the text within 512 bytes, else its longest prefix of
+    at most 509 bytes followed by U+2026."""
+    if len(text.encode()) <= 512:
+        return text
+    prefix = ""
+    for character in text:
+        if len((prefix + character).encode()) > 509:
+            break
+        prefix += character
+    return prefix + "\u2026"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "|", " ", "é", "€", "😀", "\u0301", "\r\n", "表"]), max_size=400).map("".join))
+def test_the_cap_is_the_longest_prefix_that_fits_with_an_ellipsis(text: str) -> None:
+    assert kb.capped(text) == reference_capped(text)
+    assert kb.joined_path([text]) == reference_capped(text)
+
+
+def table_header_chunks(headers: list[str]) -> list[dict[str, Any]]:
+    """Chunks as markdown-size-chunk gives them: the first before any table, each next one starting
+    after the delimiter row of a table whose header and delimiter rows are ``header``."""
+    chunks: list[dict[str, Any]] = [{"index": 0, "start": 0, "end": 1, "start_line": 1, "end_line": 1,
+                                     "text": "a", "headings": ["H"]}]  # fmt: skip
+    for index, header in enumerate(headers, start=1):
+        chunks.append({"index": index, "start": index, "end": index + 1, "start_line": 1, "end_line": 1,
+                       "text": "| r |", "headings": ["H"],
+                       "table_header": {"start": 0, "end": len(header), "text": header}})  # fmt: skip
+    return chunks
+
+
+def test_a_chunk_in_a_table_carries_its_header_s_text_capped_as_the_path_is() -> None:
+    """API.md: a chunk with ``table_header`` adds ``chunk_table_header``, its ``text``, cut past 512
+    bytes as ``chunk_path`` is; a chunk without one has no such key."""
+    short = "| Region | 2024 |\n|---|---:|"
+    long = "| " + " | ".join(f"Col😀{i}" for i in range(100)) + " |\n" + "|---" * 100 + "|"
+    chosen = tool("markdown-size-chunk")
+    with patch.object(kb, "chunks_of", lambda *_: iter(table_header_chunks([short, long]))):
+        first, in_short, in_long = chunk_contents(chosen, {}, [Content(contentBody="", contentMetadata={"p": 1})])
+    assert "chunk_table_header" not in first["contentMetadata"]
+    assert in_short["contentMetadata"] == {"p": 1, "chunk_tool": "markdown-size-chunk", "chunk_index": 1,
+                                           "chunk_start": 1, "chunk_end": 2, "chunk_start_line": 1,
+                                           "chunk_end_line": 1, "chunk_path": "H",
+                                           "chunk_table_header": short}  # fmt: skip
+    assert in_long["contentMetadata"]["chunk_table_header"] == reference_capped(long) != long
+    assert len(in_long["contentMetadata"]["chunk_table_header"].encode()) <= 512
+
+
+def test_a_table_longer_than_a_window_is_chunked_as_the_whole_text_each_chunk_with_its_header() -> None:
+    """Issue 60: content that is one long table (a spreadsheet's export, 2 MiB) streams as the whole
+    text chunks, the windows restarting between its rows, and every item after the first carries
+    the table's header as ``chunk_table_header``."""
+    header = "| Region | Account | Amount |\n|:--|--:|--:|"
+    text = header + "\n" + "".join(f"| Région {n % 7} 😀 | {4000 + n} | {n * 7.5:,.2f} |\n" for n in range(60_000))
+    assert len(text.encode()) > 2 * 1024 * 1024
+    chunked = items("markdown-size-chunk", {"max_chars": 1000, "overlap_chars": 200}, text)
+    chosen = tool("markdown-size-chunk")
+    assert chosen.run_lifted is not None
+    whole = chosen.run_lifted({**chosen.parse_parameters({"max_chars": 1000, "overlap_chars": 200}), "text": text})
+    assert [i["contentBody"] for i in chunked] == [c["text"] for c in whole["chunks"]]
+    assert [i["contentMetadata"].get("chunk_table_header") for i in chunked] == [None] + [header] * (len(chunked) - 1)

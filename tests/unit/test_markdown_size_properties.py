@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scripts.template import ROOT
-from tests import reference
+from tests import gfm, reference
 from tests.conftest import CommonmarkBlocks
 from tests.unit.test_size_chunk_properties import PROPERTY, TokenCounter, boundaries, sizes
 from texttools.markdown import block_structure
@@ -74,10 +74,12 @@ def expected(
     max_level: int,
     max_tokens: int | None = None,
     tokenizer: str = "cl100k_base",
+    tables: list[tuple[int, int]] | None = None,
 ) -> list[tuple[int, int, str, int | None, list[str]]]:
     """The reference's chunks, with commonmark.js's block structure (its headings checked against
     the core's parse first: the setext headings' first lines, which commonmark.js puts on link
-    reference definitions before them, come from the core, as in markdown-sections-chunk's fuzz)."""
+    reference definitions before them, come from the core, as in markdown-sections-chunk's fuzz)
+    and cmark-gfm's tables (``tables``, else judged here: tests/gfm.py)."""
     judged = commonmark_js(text)
     ours = block_structure(text).headings
     assert [(heading.level, heading.line + heading.lines) for heading in ours] == judged.headings
@@ -86,8 +88,9 @@ def expected(
     literals = [(first - 1, min(last - 1, last_line)) for first, last in judged.literals]
     count = TokenCounter(tokenizer) if max_tokens is not None else None
     return reference.markdown_size_chunk(
-        text, boundaries(text), headings, literals, *size, max_level=max_level, max_tokens=max_tokens, count=count
-    )
+        text, boundaries(text), headings, literals, *size, max_level=max_level, max_tokens=max_tokens, count=count,
+        tables=gfm.cmark_gfm_tables(text) if tables is None else tables,
+    )  # fmt: skip
 
 
 @PROPERTY

@@ -7,7 +7,8 @@ few characters, so that every construct crosses an edge; judged by commonmark.js
 (the reference of tests/unit/test_markdown_size_properties.py), and on a real manual."""
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,14 @@ from hypothesis import strategies as st
 
 from tests.conftest import CommonmarkBlocks
 from tests.unit.test_markdown_size_properties import LINES, expected, joined
+from tests.unit.test_markdown_tables import table_blocks
 from tests.unit.test_size_chunk_properties import sizes
 from tests.unit.test_streaming import cut_text, drained, windows_of
 from texttools.errors import InputTooLarge
-from texttools.markdown import MAX_HELD_CHARS, block_structure
+from texttools.markdown import MAX_HELD_CHARS, TABLE_HELD_CHARS, block_structure
 from texttools.size_chunks import TOKENS_ONLY_MAX_CHARS, Settings
 from texttools.tokens import encoding
+from texttools.tools import markdown_size_chunk as markdown_size_chunk_module
 from texttools.tools.markdown_sections_chunk import markdown_sections_chunk, stream_markdown_sections
 from texttools.tools.markdown_size_chunk import markdown_size_chunk, stream_markdown_size_chunk
 
@@ -168,3 +171,101 @@ def test_a_block_no_parse_may_start_inside_is_held_up_to_a_bound_then_refused(to
         f"The block starting on line 5 is longer than {MAX_HELD_CHARS} characters, the most a Markdown tool holds at "
         "once in the document flows."
     )
+
+
+# --- tables: a window may start between two rows, carrying the table's header and delimiter rows --
+
+
+@contextmanager
+def tables_held(chars: int) -> Iterator[None]:
+    """Tables held whole up to ``chars`` code points (instead of 64 Ki), so that small windows start
+    between the rows of small tables."""
+    namespace = vars(markdown_size_chunk_module)
+    saved = namespace["TABLE_HELD_CHARS"]
+    namespace["TABLE_HELD_CHARS"] = chars
+    try:
+        yield
+    finally:
+        namespace["TABLE_HELD_CHARS"] = saved
+
+
+PROSE_LINES = ["", "", "# Results", "## Q1", "Some words here. More words.", "    code", "```", "> quote", "- item"]
+
+
+@PROPERTY
+@given(
+    st.lists(st.one_of(table_blocks(), st.lists(st.sampled_from(PROSE_LINES), max_size=3)), max_size=6),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    sizes(40),
+    st.integers(1, 24),
+    st.integers(0, 40),
+    st.data(),
+)
+@example(
+    [["| a | b |", "|---|---|", "| one | two |", "| three | four |", "| five | six |"]], "\n", (12, 0, 0), 1, 0, None
+)
+def test_tables_in_windows_equal_the_whole_text(
+    blocks: list[list[str]], ending: str, size: tuple[int, int, int], window: int, held: int, data: st.DataObject | None
+) -> None:
+    """Windows of 1 to 24 characters, tables held from 0 to 40 characters: every table crosses
+    window edges between and inside its rows, and each chunk (its table_header too) is the whole
+    text's; the tables themselves are cmark-gfm's (tests/unit/test_markdown_tables.py)."""
+    text = ending.join(line for block in blocks for line in block)
+    pieces = data.draw(cut_text(text)) if data else list(text)
+    with windows_of(window), tables_held(held):
+        try:
+            chunks, summary = drained(stream_markdown_size_chunk(pieces, Settings(*size), 6))
+        except InputTooLarge:  # a setext underline under a table longer than it held: refused
+            assert any(heading.setext for heading in block_structure(text).headings)
+            return
+    assert chunks == markdown_size_chunk(text, Settings(*size), 6, None)["chunks"]
+    assert summary == {"chunk_count": len(chunks)}
+
+
+def long_table(rows: int) -> str:
+    return (
+        "# Report\n\nIntro.\n| Region | Q1 | Q2 |\n|:--|--:|--:|\n"
+        + "".join(f"| Region {row} \\| west | {row * 7} | {row * 11} |\n" for row in range(rows))
+        + "\nAfter the table.\n"
+    )
+
+
+@pytest.mark.parametrize("window", [1, 7, 64, 1 << 18])
+def test_a_table_longer_than_many_windows_equals_the_whole_text(window: int) -> None:
+    text = long_table(3000)
+    pieces = [text[at : at + 37] for at in range(0, len(text), 37)]
+    for held in (50, TABLE_HELD_CHARS):
+        with windows_of(window), tables_held(held):
+            chunks, _ = drained(stream_markdown_size_chunk(pieces, Settings(200, 40), 6))
+        whole = markdown_size_chunk(text, Settings(200, 40), 6, None)["chunks"]
+        assert chunks == whole
+        assert sum("table_header" in chunk for chunk in chunks) == len(chunks) - 2
+
+
+def test_a_table_is_never_held_whole_beyond_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table longer than the most a Markdown tool holds (here made 20 000 code points, and tables
+    held up to 5 000 instead of 64 Ki, in the same proportion as 8 Mi and 64 Ki) streams: no table
+    is input_too_large for its length."""
+    monkeypatch.setattr(markdown_size_chunk_module, "MAX_HELD_CHARS", 20_000)
+    monkeypatch.setattr(markdown_size_chunk_module, "TABLE_HELD_CHARS", 5_000)
+    text = long_table(3000)
+    pieces = [text[at : at + 4096] for at in range(0, len(text), 4096)]
+    with windows_of(1000):
+        chunks, _ = drained(stream_markdown_size_chunk(pieces, Settings(500), 6))
+    assert chunks == markdown_size_chunk(text, Settings(500), 6, None)["chunks"]
+
+
+def test_a_setext_underline_under_a_table_it_cut_is_refused() -> None:
+    """The only retroactive change to a table: an underline under its rows makes them a setext
+    heading's content. Under a table longer than TABLE_HELD_CHARS (here 2 000) whose rows a window
+    started between, that is refused (naming the table's first line); under a shorter one, the
+    answer is the whole text's."""
+    text = long_table(3000).replace("\nAfter the table.", "===\nAfter the table.")
+    pieces = [text[at : at + 4096] for at in range(0, len(text), 4096)]
+    with windows_of(1000), tables_held(2000), pytest.raises(InputTooLarge) as refused:
+        drained(stream_markdown_size_chunk(pieces, Settings(500), 6))
+    assert refused.value.message.startswith("The setext heading starting on line 4 holds a table longer than")
+    short = long_table(20).replace("\nAfter the table.", "===\nAfter the table.")
+    with windows_of(7):
+        chunks, _ = drained(stream_markdown_size_chunk(list(short), Settings(50), 6))
+    assert chunks == markdown_size_chunk(short, Settings(50), 6, None)["chunks"]

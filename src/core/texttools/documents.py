@@ -27,6 +27,9 @@ CHUNKS_FORMATS: Final = (JSON, JSONL)
 BOM_BYTES = len(BOM.encode())
 LARGEST_TEXT_BYTES = max(each.byte_limits["text"] for each in tools().values())
 _line = partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+LINES_BYTES = 1 << 20
+"""The bytes of JSON Lines after which ``encoded_lines`` hands on what it holds: a few lines of
+even long chunks, small beside a window and an upload part (``s3_documents.PART_BYTES``)."""
 DEFAULT_PARAMETERS: Final = "DefaultParameters"
 """The template parameter whose JSON object fills what a document's metadata leaves out."""
 
@@ -144,8 +147,7 @@ def document_lines(
         return
     stream = chosen.stream(texts, params)
     for batch in stream.batches():
-        if batch:
-            yield encode_lines(batch)
+        yield from encoded_lines(batch)
     yield encode_json(stream.summary) + b"\n"
 
 
@@ -160,8 +162,7 @@ def whole_document_lines(chosen: Tool, source: Source, texts: Iterable[str], par
             [{"field": "text", "problem": f"must be at most {limit} UTF-8 bytes for {chosen.descriptor.id}"}],
         )
     items, rest = run_whole(chosen, "".join(texts), params)
-    if items:
-        yield encode_lines(items)
+    yield from encoded_lines(items)
     yield encode_json(rest) + b"\n"
 
 
@@ -176,13 +177,21 @@ def run_whole(chosen: Tool, text: str, params: Params) -> tuple[list[Any], dict[
     return output_lines(output)
 
 
-def encode_lines(items: Iterable[Any]) -> bytes:
-    """One JSON line per item, each ending in LF. Written through a buffer, so that each line's
-    bytes are freed as soon as they are copied: a list of 100 000 small ``bytes`` made first (as
-    ``b"\\n".join`` does) took twelve times as long (benchmarks/README.md)."""
+def encoded_lines(items: Iterable[Any]) -> Iterator[bytes]:
+    """One JSON line per item, each ending in LF, handed on in groups of lines that reach
+    ``LINES_BYTES`` (the last group shorter): what is held is bounded in bytes, not in lines, since
+    one window's chunks may each carry a long heading path (a setext heading over a paragraph of
+    converted text: issue 60). Written through a buffer, so that each line's bytes are freed as soon
+    as they are copied: a list of 100 000 small ``bytes`` made first (as ``b"\\n".join`` does) took
+    twelve times as long (benchmarks/README.md)."""
     buffer = io.BytesIO()
-    buffer.writelines(map(_line, items))
-    return buffer.getvalue()
+    for line in map(_line, items):
+        buffer.write(line)
+        if buffer.tell() >= LINES_BYTES:
+            yield buffer.getvalue()
+            buffer = io.BytesIO()
+    if buffer.tell():
+        yield buffer.getvalue()
 
 
 def output_lines(output: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:

@@ -139,20 +139,26 @@ SPAN = ("index", "start", "end", "start_line", "end_line", "tokens")
 match has an index only; a size tool's chunk has tokens only with ``max_tokens``)."""
 PATH_SEPARATOR = " > "
 MAX_PATH_BYTES = 512
-"""The most UTF-8 bytes of ``chunk_path``: vector stores keep little metadata per vector (S3
-Vectors: about 2 KB that filters can use), and Bedrock's own keys take some of it."""
+"""The most UTF-8 bytes of ``chunk_path`` and of ``chunk_table_header``: vector stores keep little
+metadata per vector (S3 Vectors: about 2 KB that filters can use), and Bedrock's own keys take some
+of it."""
 ELLIPSIS = "\u2026"
 
 
-def joined_path(path: list[str]) -> str:
-    """A heading path as one string (``Guide > Install``), cut to ``MAX_PATH_BYTES``
-    at a character's boundary, with an ellipsis for what was cut."""
-    joined = PATH_SEPARATOR.join(path)
-    encoded = joined.encode()
+def capped(text: str) -> str:
+    """``text`` itself within ``MAX_PATH_BYTES`` of UTF-8, else its longest prefix that fits with an
+    ellipsis for what was cut, the cut at a character's boundary (API.md's one rule for both
+    ``chunk_path`` and ``chunk_table_header``)."""
+    encoded = text.encode()
     if len(encoded) <= MAX_PATH_BYTES:
-        return joined
+        return text
     room = MAX_PATH_BYTES - len(ELLIPSIS.encode())
     return encoded[:room].decode(errors="ignore") + ELLIPSIS
+
+
+def joined_path(path: list[str]) -> str:
+    """A heading path as one string (``Guide > Install``), capped."""
+    return capped(PATH_SEPARATOR.join(path))
 
 
 def chunk_contents(chosen: Tool, params: Params, contents: Iterable[Content]) -> Iterator[OutputContent]:
@@ -160,7 +166,8 @@ def chunk_contents(chosen: Tool, params: Params, contents: Iterable[Content]) ->
     (indexes, offsets and lines start again for each), a leading BOM dropped, whatever its
     ``contentType``. An empty chunk is left out; indexes keep their numbering. Its metadata is the
     item's with the chunk's ``chunk_*`` keys over keys of the same names (a Markdown tool's heading
-    path too, as ``chunk_path``)."""
+    path too, as ``chunk_path``, and the header of the table a chunk starts in, as
+    ``chunk_table_header``)."""
     for content in contents:
         own = content.contentMetadata or {}
         for chunk in chunks_of(chosen, params, content.contentBody.removeprefix(BOM)):
@@ -170,6 +177,8 @@ def chunk_contents(chosen: Tool, params: Params, contents: Iterable[Content]) ->
                     where["chunk_path"] = joined_path(chunk["path"])
                 elif "headings" in chunk:  # a Markdown size chunk's heading path (its section's own last)
                     where["chunk_path"] = joined_path(chunk["headings"])
+                if "table_header" in chunk:  # the header and delimiter rows of the table it starts in
+                    where["chunk_table_header"] = capped(chunk["table_header"]["text"])
                 metadata = {**own, "chunk_tool": chosen.id, **where}
                 yield {"contentBody": chunk["text"], "contentType": "TEXT", "contentMetadata": metadata}
 

@@ -32,6 +32,7 @@ import pyromark
 
 from .errors import InputTooLarge
 from .spans import running_sum
+from .tables import MAX_DEPTH, Lines, Paragraph, Table, candidates, find_tables
 
 _CONTAINERS = frozenset({"BlockQuote", "List"})
 """The blocks a heading inside of is not top-level (pyromark's names; a list item is in a list)."""
@@ -69,6 +70,9 @@ _CORRECTION_ROUNDS = 4
 bring to light one that it had swallowed; the chained corrections below take most at once)."""
 
 ByteRange = tuple[int, int]
+ParagraphRange = tuple[int, int, tuple[tuple[bool, int], ...], bool]
+"""A paragraph's (or a heading's) UTF-8 byte range, its containers, and whether it is a heading
+(``_parsed_with_paragraphs``)."""
 BlockRange = tuple[int, int, bool]
 """A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
 _BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
@@ -97,6 +101,8 @@ class Blocks(NamedTuple):
     restarts: list[int]
     """With ``restarts`` asked: the lines where a parse of the text from there finds the blocks of
     the whole parse from there on (``restart_lines``), in order; else empty."""
+    tables: list[Table]
+    """With ``tables`` asked: the tables (``texttools.tables``), in order; else empty."""
 
 
 class Outlined(NamedTuple):
@@ -110,15 +116,18 @@ class Outlined(NamedTuple):
     path: list[str]
 
 
-def block_structure(text: str, restarts: bool = False) -> Blocks:
+def block_structure(text: str, restarts: bool = False, tables: bool = False) -> Blocks:
     """The top-level headings and the literal blocks of ``text``, from the block parse of the
-    normalised text (lines as in ``text``; U+0000 replaced, for parsing only), and with
-    ``restarts`` the lines where a parse may start again (a document read in windows)."""
-    source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").encode()
-    source = with_spec_whitespace(source)
+    normalised text (lines as in ``text``; U+0000 replaced, for parsing only), with ``restarts``
+    the lines where a parse may start again (a document read in windows), and with ``tables``
+    the tables."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")
+    source = with_spec_whitespace(normal.replace("\0", "\ufffd").encode())
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
-        headings, raw_blocks, code_blocks = parsed(source, every_block)
+        hints = candidates(source) if tables else []
+        paragraphs: list[ParagraphRange] | None = [] if hints else None
+        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, hints)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
@@ -135,7 +144,28 @@ def block_structure(text: str, restarts: bool = False) -> Blocks:
             found.append(Heading(line, last - line + 1, levels[start, end], last > line))
         else:
             literals.append((line, last))
-    return Blocks(found, literals, restart_lines(source, every_block) if every_block is not None else [])
+    restart = restart_lines(source, every_block) if every_block is not None else []
+    return Blocks(found, literals, restart, _tables(normal, source, paragraphs, hints) if paragraphs else [])
+
+
+def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints: list[int]) -> list[Table]:
+    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges and
+    ``hints`` (offsets on the lines that may be delimiter rows: ``texttools.tables.candidates``),
+    each offset's line counted from the one before (one pass at C speed)."""
+    wanted = [*hints]
+    for start, end, containers, _ in paragraphs:
+        wanted += [start, max(start, end - 1), *(at for _, at in containers[: MAX_DEPTH + 1])]
+    lines, line, before = {}, 0, 0
+    for offset in sorted(set(wanted)):
+        line += source.count(b"\n", before, offset)
+        lines[offset], before = line, offset
+
+    def chain(containers: tuple[tuple[bool, int], ...]) -> tuple[tuple[str, int], ...]:
+        return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers[: MAX_DEPTH + 1])
+
+    read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading)
+            for start, end, containers, heading in paragraphs]  # fmt: skip
+    return find_tables(Lines(normal), sorted(read), sorted({lines[at] for at in hints}))
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -173,25 +203,38 @@ def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
 
 
 def parsed(
-    source: bytes, every_block: list[BlockRange] | None = None
+    source: bytes,
+    every_block: list[BlockRange] | None = None,
+    paragraphs: list[ParagraphRange] | None = None,
+    hints: list[int] | None = None,
 ) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
-    as UTF-8 byte ranges of ``source``; and into ``every_block``, when given, every block's range
-    and whether it is a list (``restart_lines``).
+    as UTF-8 byte ranges of ``source``; into ``every_block``, when given, every block's range
+    and whether it is a list (``restart_lines``); and into ``paragraphs``, when given, the
+    paragraphs and headings of each top-level block that holds one of ``hints`` (sorted byte
+    offsets on the lines that may be a table's delimiter row) with their containers (``_read_block``).
 
-    Only the events that open a block are read. A heading is top-level when no block quote or list
-    that opened before it is still open, which their ranges tell (events come in document order,
-    and a container's range spans its content).
+    Only the events that open a block are read, but in such a block. A heading is top-level when
+    no block quote or list that opened before it is still open, which their ranges tell (events
+    come in document order, and a container's range spans its content).
     """
-    headings, raw_blocks, code_blocks = [], [], []
+    headings: list[tuple[ByteRange, int]] = []
+    raw_blocks: list[ByteRange] = []
+    code_blocks: list[ByteRange] = []
+    found = headings, raw_blocks, code_blocks
     open_until = 0  # where the block quotes and lists opened so far end
-    events: Any = pyromark.events_with_range(source.decode(), merge_text=True)  # (an event, its range)
+    ahead = _Ahead(hints or [], paragraphs)
+    events: Any = iter(pyromark.events_with_range(source.decode(), merge_text=True))  # (an event, its range)
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
             if every_block is not None and event == "Rule":  # a thematic break: a block without content
                 every_block.append((where["start"], where["end"], False))
             continue
         opened = event["Start"]
+        hinted = where["end"] > ahead.next and ahead.within(where["start"], where["end"])  # mostly one comparison
+        if hinted and ahead.read(event, where, events, every_block, found, where["start"] >= open_until):
+            open_until = where["end"]  # a top-level container, read whole
+            continue
         if every_block is not None and (kind := next(iter(opened)) if type(opened) is dict else opened) not in _INLINE:
             every_block.append((where["start"], where["end"], kind == "List"))
         if type(opened) is not dict:  # Paragraph, Item, HtmlBlock, ...
@@ -204,7 +247,128 @@ def parsed(
             code_blocks.append((where["start"], where["end"]))
         elif not _CONTAINERS.isdisjoint(opened):
             open_until = max(open_until, where["end"])
-    return headings, raw_blocks, code_blocks
+    return found
+
+
+class _Ahead:
+    """Sorted offsets (``parsed``'s hints), asked about ranges in order: whether one lies in each;
+    and the paragraphs of the ranges that hold one."""
+
+    def __init__(self, offsets: list[int], paragraphs: list[ParagraphRange] | None) -> None:
+        self.paragraphs: list[ParagraphRange] = paragraphs if paragraphs is not None else []
+        """Where the hinted blocks' paragraphs go (none are hinted without it)."""
+        offsets = offsets if paragraphs is not None else []
+        self.offsets, self.at = offsets, 0
+        self.next = offsets[0] if offsets else 1 << 62
+        """The first offset not passed yet: no range that ends at or before it holds one."""
+
+    def read(
+        self,
+        event: Any,
+        where: dict[str, int],
+        events: Any,
+        every_block: list[BlockRange] | None,
+        found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
+        top_level: bool,
+    ) -> bool:
+        """A block that holds an offset, at ``event``: a top-level block quote or list is read
+        whole (``_read_block``: ``True``); a paragraph or a top-level heading is recorded (a
+        container that holds one was read whole, so these are at the top level)."""
+        opened = event["Start"]
+        if type(opened) is dict and top_level and not _CONTAINERS.isdisjoint(opened):
+            _read_block(event, where, events, every_block, self.paragraphs, found)
+            return True
+        if opened == "Paragraph" or (type(opened) is dict and "Heading" in opened and top_level):
+            self.paragraphs.append((where["start"], where["end"], (), opened != "Paragraph"))
+        return False
+
+    def within(self, start: int, end: int) -> bool:
+        offsets = self.offsets
+        while self.at < len(offsets) and offsets[self.at] < start:
+            self.at += 1
+        self.next = offsets[self.at] if self.at < len(offsets) else 1 << 62
+        return self.next < end
+
+
+def _read_block(
+    event: Any,
+    where: dict[str, int],
+    events: Any,
+    every_block: list[BlockRange] | None,
+    paragraphs: list[ParagraphRange],
+    found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
+) -> None:
+    """``parsed`` of one top-level block that starts with ``event``, reading all of its events
+    (``events`` goes on after it): also each paragraph's range and containers and each heading's
+    (into ``paragraphs``), which a table needs. A paragraph is a ``Paragraph`` block, or the text
+    of a tight list item (pulldown-cmark gives it no block of its own: its inline events, between
+    the item's blocks). Containers: ``(True, start)`` for a block quote, ``(False, start)`` for a
+    list item, outermost first."""
+    stack: list[tuple[str, int]] = []  # the blocks open, outermost first: kind, start
+    run: list[int] = []  # the tight item text open: its start and end
+    while True:
+        edge, block, kind = _block_edge(event)
+        if not edge:  # inline: in a tight item, its text
+            if stack and stack[-1][0] == "Item":
+                run[:] = [run[0] if run else where["start"], where["end"]]
+        else:
+            if run:  # a block opens or closes in a tight item: its text so far is a paragraph
+                paragraphs.append((run[0], run[1], (*_containers(stack[:-1]), (False, stack[-1][1])), False))
+                run.clear()
+            if edge == "End":
+                stack.pop()
+            else:
+                _opened(edge, block, kind, where, stack, every_block, paragraphs, found)
+        if not stack:
+            return
+        event, where = next(events)
+
+
+def _opened(
+    edge: str,
+    block: Any,
+    kind: str,
+    where: dict[str, int],
+    stack: list[tuple[str, int]],
+    every_block: list[BlockRange] | None,
+    paragraphs: list[ParagraphRange],
+    found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
+) -> None:
+    """``_read_block``'s step at a block that opens (or a thematic break)."""
+    headings, raw_blocks, code_blocks = found
+    start, end = where["start"], where["end"]
+    if every_block is not None:
+        every_block.append((start, end, kind == "List"))
+    if kind == "HtmlBlock":
+        raw_blocks.append((start, end))
+    elif kind == "Heading":
+        paragraphs.append((start, end, _containers(stack), True))
+        if not stack:
+            headings.append(((start, end), int(block["Heading"]["level"][1])))
+    elif kind == "CodeBlock":
+        code_blocks.append((start, end))
+    elif kind == "Paragraph":
+        paragraphs.append((start, end, _containers(stack), False))
+    if edge == "Start":
+        stack.append((kind, start))
+
+
+def _block_edge(event: Any) -> tuple[str, Any, str]:
+    """Whether an event opens a block (``Start``), closes one (``End``), is a block without
+    content (``Rule``: opens none) or is inline (``""``); with the block and its kind."""
+    if type(event) is not dict:
+        return ("Rule", None, "Rule") if event == "Rule" else ("", None, "")
+    edge = "Start" if "Start" in event else "End" if "End" in event else ""
+    if not edge:
+        return "", None, ""
+    block = event[edge]
+    kind: str = next(iter(block)) if type(block) is dict else block
+    return ("", None, "") if kind in _INLINE else (edge, block, kind)
+
+
+def _containers(stack: list[tuple[str, int]]) -> tuple[tuple[bool, int], ...]:
+    """The block quotes and list items among the open blocks, outermost first."""
+    return tuple((kind == "BlockQuote", start) for kind, start in stack if kind in ("BlockQuote", "Item"))
 
 
 def with_spec_whitespace(source: bytes) -> bytes:
@@ -353,6 +517,23 @@ def held_too_long(line: int, what: str) -> InputTooLarge:
         "Markdown tool holds at once in the document flows.",
         [{"field": "text", "problem": f"must not hold a {what} longer than {MAX_HELD_CHARS} characters (line {line})"}],
     )
+
+
+TABLE_HELD_CHARS: Final = 1 << 16
+"""How much of a top-level table the document flows hold before a window may start again between
+two of its rows, carrying its header and delimiter rows (64 Ki code points; docs/decisions.md,
+"Tables in the document flows"): a shorter table is read whole, as any paragraph."""
+
+
+def table_held_too_long(line: int) -> InputTooLarge:
+    """The refusal of a document in which a table longer than ``TABLE_HELD_CHARS``, read in
+    windows, turns out to be the content of a setext heading (an underline after its rows)."""
+    return InputTooLarge(
+        f"The setext heading starting on line {line} holds a table longer than {TABLE_HELD_CHARS} characters, the "
+        "most a Markdown tool holds of a table in the document flows.",
+        [{"field": "text", "problem": f"must not hold a setext heading over a table longer than {TABLE_HELD_CHARS} "
+          f"characters (line {line})"}],
+    )  # fmt: skip
 
 
 def last_restart(restarts: list[int], position: int) -> int:

@@ -7,19 +7,22 @@ one parse of both Markdown tools), laid out once per text as sorted positions an
 (``MarkdownLayout``): each kind is still one bisect or one bounded search per chunk.
 """
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from heapq import merge
 from itertools import chain, repeat
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
-from ..lines import ORIGIN, line_starts, line_view
+from ..graphemes import joined
+from ..lines import ORIGIN, Position, line_starts, line_view
 from ..markdown import (
     MAX_HELD_CHARS,
+    TABLE_HELD_CHARS,
     Blocks,
     OpenHeadings,
     block_structure,
@@ -27,6 +30,7 @@ from ..markdown import (
     last_restart,
     line_end,
     outline,
+    table_held_too_long,
 )
 from ..size_chunks import (
     SIZE_DEFAULTS,
@@ -53,6 +57,14 @@ SECTIONS = tuple(f"section-{level}" for level in range(1, DEEPEST + 1))
 
 Ends = Callable[[int, int], Iterator[int]]
 """A kind's ends in (low, high], last first."""
+
+
+class TableHeader(TypedDict):
+    """A chunk's ``table_header``: the span and text of its table's header and delimiter rows."""
+
+    start: int
+    end: int
+    text: str
 
 
 class MarkdownSizeOutput(TypedDict):
@@ -118,12 +130,21 @@ class MarkdownLayout:
             visible_end = starts[first] + len(text[starts[first] : line_end(text, starts, last)].rstrip(WHITESPACE))
             if visible_end > starts[first] + 1:
                 insides.append((starts[first], visible_end - 1))
+        table_insides, self.table_headers = [], []
+        for table in (table for table in blocks.tables if table.first < in_text):
+            visible_end = _visible_end(text, starts, table.last) if table.last < in_text else len(text) + 1  # goes on
+            table_insides.append((starts[table.first], visible_end - 1))
+            header = (starts[table.first] + table.column, _visible_end(text, starts, table.first + 1))
+            self.table_headers.append((*header, visible_end))
+        self.table_insides = Ranges(table_insides)
+        """After a table's first line starts, before the end of its last character that is not
+        whitespace: ``table-row``, ``table-cell`` and ``table-word`` ends."""
         self.heading_spans = Ranges(spans)
         """From a heading's start to the end of its last line's content: ``heading`` ends."""
         self.literal_insides = Ranges(insides)
         """After a literal block's first line starts, before the end of its last character that is
         not whitespace: ``literal-line`` and ``literal-word`` ends."""
-        self.excluded = Ranges(sorted(spans + insides))
+        self.excluded = Ranges(sorted(spans + insides + table_insides))
         """Where an end is not of its plain-text kind (``Chunker``'s)."""
         self.paragraphs = self.excluded.keep(lines.paragraphs, inside=False)
         self._line_ends = lines.ends
@@ -147,6 +168,19 @@ class MarkdownLayout:
     def literal_lines(self) -> list[int]:
         """The line ends of ``literal-line`` kind: asked only for a chunk that must cut a block."""
         return self.literal_insides.keep(self._line_ends, inside=True)
+
+    @cached_property
+    def table_lines(self) -> list[int]:
+        """The line ends of ``table-row`` kind: asked only for a chunk that must cut a table."""
+        return self.table_insides.keep(self._line_ends, inside=True)
+
+    def table_headers_of(self, text: str, starts: list[int]) -> Iterator[tuple[int, TableHeader]]:
+        """Each chunk (by its index, of those starting at ``starts``, in order) whose start lies in a
+        table at or after the end of its delimiter row, with that table's header (offsets in
+        ``text``): two bisections per table."""
+        for start, end, visible_end in self.table_headers:
+            for index in range(bisect_left(starts, end), bisect_left(starts, visible_end)):
+                yield index, {"start": start, "end": end, "text": text[start:end]}
 
     def headings_at(self, position: int) -> list[str]:
         """The heading path of the section that holds ``position`` (``[]`` before the first heading)."""
@@ -176,7 +210,7 @@ class MarkdownChunker(Chunker):
 
     @cached_property
     def layout(self) -> MarkdownLayout:
-        blocks = self._blocks if self._blocks is not None else block_structure(self.text)
+        blocks = self._blocks if self._blocks is not None else block_structure(self.text, tables=True)
         return MarkdownLayout(self.text, self.lines, self.max_level, blocks, self._open_headings)
 
     def _usual_end(self, start: int, floor: int, high: int) -> Span | None:
@@ -197,13 +231,30 @@ class MarkdownChunker(Chunker):
         yield "sentence", layout.excluded.outside(low, high, reach.sentence_ends)
         yield "word", layout.excluded.outside(low, high, reach.word_ends)
         yield "heading", layout.heading_spans.within(low, high, self.character_ends)
-        yield "literal-line", LineEnds.last(layout.literal_lines, low, high)
 
         def words(low: int, high: int) -> Iterator[int]:
             return merge(reach.sentence_ends(low, high), reach.word_ends(low, high), reverse=True)
 
+        yield "table-row", LineEnds.last(layout.table_lines, low, high)
+        yield "table-cell", layout.table_insides.within(low, high, self._cell_ends)
+        yield "table-word", layout.table_insides.within(low, high, words)
+        yield "literal-line", LineEnds.last(layout.literal_lines, low, high)
         yield "literal-word", layout.literal_insides.within(low, high, words)
         yield "character", layout.heading_spans.outside(low, high, self.character_ends)
+
+    def _cell_ends(self, low: int, high: int) -> Iterator[int]:
+        """Ends in (low, high] between two cells: after a character that is not whitespace, before
+        spaces or tabs and a ``|`` that is not escaped (an even run of backslashes before it), at
+        a cluster boundary; last first."""
+        text = self.text
+        after = _NOT_SPACE_OR_TAB.search(text, high)  # the pipe may lie past ``high``, after spaces or tabs
+        found = [at.start() for at in _BEFORE_A_PIPE.finditer(text, low + 1, after.end() if after else len(text))]
+        for end in reversed(found):
+            if end > high:
+                continue
+            if joined(text[end - 1], text[end]) or (text[end] == "|" and _escaped(text, end)):
+                continue
+            yield end
 
     def next_start(self, previous: Span) -> tuple[int, int] | None:
         """After an end before a heading, the heading starts the next chunk, without overlap."""
@@ -212,6 +263,19 @@ class MarkdownChunker(Chunker):
             assert after is not None, "a heading follows"
             return after, after
         return super().next_start(previous)
+
+
+_BEFORE_A_PIPE = re.compile(r"(?<=[^ \t\r\n])(?=[ \t]*\|)")
+"""A position after a character that is not whitespace, before spaces or tabs and a ``|``."""
+_NOT_SPACE_OR_TAB = re.compile(r"[^ \t]")
+
+
+def _escaped(text: str, pipe: int) -> bool:
+    """Whether the ``|`` at ``pipe`` follows an odd run of backslashes."""
+    run = 0
+    while pipe - run > 0 and text[pipe - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
 
 
 def markdown_size_chunk(
@@ -225,7 +289,78 @@ def markdown_size_chunk(
         return {"chunk_count": 0, "chunks": []}
     paths = list(map(chunker.layout.headings_at, [span.start for span in spans]))
     chunks = sized_chunk_objects(text, spans, ORIGIN, chunker.lines.starts_of_lines, paths)
-    return {"chunk_count": len(chunks), "chunks": chunks}
+    return {"chunk_count": len(chunks), "chunks": with_table_headers(chunks, spans, chunker, 0)}
+
+
+def with_table_headers(
+    chunks: list[SizedChunk],
+    spans: list[Span],
+    chunker: "MarkdownChunker",
+    offset: int,
+    carried: "Carried | None" = None,
+) -> list[SizedChunk]:
+    """``chunks`` (of ``spans``, of ``chunker``'s text, which starts at ``offset`` in the document),
+    each that starts in a table after its delimiter row with its ``table_header``, placed before
+    its text. ``carried``: the header and delimiter rows that a window's text starts with, not at
+    ``offset`` but where they are in the document."""
+    if not chunker.layout.table_headers:
+        return chunks
+    for index, header in chunker.layout.table_headers_of(chunker.text, [span.start for span in spans]):
+        shift = carried.at if carried is not None and header["start"] < len(carried.rows) else offset
+        chunk = chunks[index]
+        text = chunk.pop("text")  # type: ignore[misc]
+        header["start"] += shift
+        header["end"] += shift
+        chunk["table_header"] = header  # type: ignore[typeddict-unknown-key]
+        chunk["text"] = text
+    return chunks
+
+
+class Carried(NamedTuple):
+    """The header and delimiter rows of the table a window starts in (between two of its rows), as
+    the text has them from the header row's first character that is not whitespace (line endings
+    included), where that is in the document, and its line."""
+
+    rows: str
+    at: int
+    line: int
+
+
+def table_restarts(text: str, starts: list[int], blocks: Blocks, carried: Carried | None) -> dict[int, int]:
+    """The lines where a window may start again inside a top-level table, carrying its header and
+    delimiter rows (``Carried``, the header row without its indentation): each row after the
+    delimiter row from ``TABLE_HELD_CHARS`` code points after the table's start on (any row of a
+    table carried in), not the text's last line (it may go on); each with its table's first line.
+    Only a table whose header row starts with ``|`` or a letter: carried first, any other could
+    start another block than the paragraph it continues here (``2. a | b``, ``<b> | c``)."""
+    found = {}
+    for table in blocks.tables:
+        header = text[starts[table.first] + table.column : starts[table.first] + table.column + 1]
+        if not table.top_level or not (header == "|" or header.isalpha()):
+            continue  # the header row must start a paragraph as it does here (not a list item, an HTML block...)
+        from_here = starts[table.first] + (0 if carried is not None and table.first == 0 else TABLE_HELD_CHARS)
+        for line in range(max(table.first + 2, bisect_left(starts, from_here)), min(table.last + 1, len(starts) - 2)):
+            found[starts[line]] = table.first
+    return found
+
+
+def _carried(
+    text: str, starts: list[int], blocks: Blocks, table_line: int | None, at: Position, carried: Carried | None
+) -> Carried | None:
+    """What the next window carries when it starts in the table whose first line is ``table_line``
+    (``None``: in none), in a window ``text`` that starts at ``at`` and carried ``carried``."""
+    if table_line is None:
+        return None
+    if table_line == 0 and carried is not None:
+        return carried
+    table = next(table for table in blocks.tables if table.first == table_line)
+    first = starts[table.first] + table.column  # the header row without its indentation
+    return Carried(text[first : starts[table.first + 2]], at.offset + first, at.line + table.first)
+
+
+def _visible_end(text: str, starts: list[int], line: int) -> int:
+    """Where a line's last character that is not whitespace ends."""
+    return starts[line] + len(text[starts[line] : line_end(text, starts, line)].rstrip(WHITESPACE))
 
 
 def stream_markdown_size_chunk(pieces: Iterable[str], sizes: Settings, max_level: int = DEEPEST) -> Stream:
@@ -234,27 +369,39 @@ def stream_markdown_size_chunk(pieces: Iterable[str], sizes: Settings, max_level
 
 
 def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Batches:
-    """As the plain size tool's windows (its module's ``_chunk_batches``), with two more rules: a window
-    starts at a line where a parse may start again (``texttools.markdown.restart_lines``), the last
-    such line at or before the next chunk's context; and the chunker reads a window only up to its
-    last such line, since the blocks after it may go on (a fence the next window closes)."""
+    """As the plain size tool's windows (its module's ``_chunk_batches``), with three more rules: a
+    window starts at a line where a parse may start again (``texttools.markdown.restart_lines``),
+    the last such line at or before the next chunk's context; the chunker reads a window only up to
+    its last such line, since the blocks after it may go on (a fence the next window closes); and
+    a window may start between two rows of a long top-level table (``table_restarts``), its text then
+    preceded by the table's header and delimiter rows (``Carried``), which the parse reads as the
+    table's start and no chunk holds."""
     windows = Windows(pieces)
-    resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window
+    resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window's text
     open_headings: OpenHeadings = []  # those open where the window starts
+    carried: Carried | None = None
     count = 0
     for window in windows:
-        blocks = block_structure(window.text, restarts=not window.final)
-        starts = line_starts(line_view(window.text).split("\n"))
-        restarts = [starts[line] for line in blocks.restarts]
-        decided = window.text if window.final else window.text[: last_restart(restarts, len(window.text))]
+        prefix = carried.rows if carried is not None else ""
+        text = prefix + window.text
+        blocks = block_structure(text, restarts=not window.final, tables=True)
+        starts = line_starts(line_view(text).split("\n"))
+        if carried is not None and any(heading.line < 2 for heading in blocks.headings):
+            raise table_held_too_long(carried.line)  # its rows were a setext heading's content
+        in_tables = {} if window.final else table_restarts(text, starts, blocks, carried)
+        restarts = sorted({*(starts[line] for line in blocks.restarts), *in_tables})
+        decided = text if window.final else text[: last_restart(restarts, len(text))]
         chunker = MarkdownChunker(decided, sizes, max_level, window.final, blocks, open_headings)
         if resume is None and (first := chunker.first_start()) is not None:
             resume = (first, first)
         spans = list(chunker.spans(*resume, None)) if resume is not None else []
         count += len(spans)
+        carried_lines = line_view(prefix).count("\n")
+        at = Position(window.at.offset - len(prefix), window.at.line - carried_lines, window.at.first_index)
         if spans:
             paths = [chunker.layout.headings_at(span.start) for span in spans]
-            yield sized_chunk_objects(decided, spans, window.at, chunker.lines.starts_of_lines, paths)
+            chunks = sized_chunk_objects(decided, spans, at, chunker.lines.starts_of_lines, paths)
+            yield with_table_headers(chunks, spans, chunker, at.offset, carried)
         if window.final:
             break
         if resume is None:  # whitespace only so far
@@ -262,15 +409,19 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
         elif chunker.resume is None:
             break
         else:
-            start, low = chunker.resume
-            reader = chunker if start <= len(decided) else Chunker(window.text, sizes, final=False)
-            kept = last_restart(restarts, reader.context(start))  # the context is text, read past the parse's end
-            resume = (start - kept, low - kept)
-        if len(window.text) - kept > MAX_HELD_CHARS:
-            raise held_too_long(window.at.line + line_view(window.text).count("\n", 0, len(decided)), "block")
+            start = chunker.resume[0]
+            reader = chunker if start <= len(decided) else Chunker(text, sizes, final=False)
+            kept = max(len(prefix), last_restart(restarts, reader.context(start)))  # the context: read past the parse
+        if len(text) - kept > MAX_HELD_CHARS:
+            raise held_too_long(at.line + line_view(text).count("\n", 0, len(decided)), "block")
         opened = [heading for heading in blocks.headings if heading.level <= max_level and starts[heading.line] < kept]
-        outline(window.text, starts, opened, open_headings)  # the headings open where the next window starts
-        windows.advance(kept, len(spans))
+        outline(text, starts, opened, open_headings)  # the headings open where the next window starts
+        if kept > len(prefix):  # a new table carried in, the same one further on, or none
+            carried = _carried(text, starts, blocks, in_tables.get(kept), at, carried)
+        next_prefix = len(carried.rows) if carried is not None else 0
+        if resume is not None and chunker.resume is not None:
+            resume = (chunker.resume[0] - kept + next_prefix, chunker.resume[1] - kept + next_prefix)
+        windows.advance(kept - len(prefix), len(spans))
     return {"chunk_count": count}
 
 

@@ -1,0 +1,524 @@
+"""The GitHub Flavored Markdown tables (GFM 0.29, section 4.10) of a Markdown text, derived from
+the paragraphs of its plain CommonMark parse, as cmark-gfm (GitHub's parser, the reference) finds
+them.
+
+A table's lines are lines of one paragraph of the plain parse (the descriptor keeps only such
+tables), so no second parse is made: each paragraph that holds a line that may be a delimiter row
+(``candidate_lines``, a few C-speed searches of the text) is read again, line by line, as
+cmark-gfm's table extension reads it (``paragraph_tables``). Each line is first matched against
+the paragraph's containers (block quote markers, list item indentation, CommonMark's column
+rules): a line that does not match them all is a lazy continuation line of the paragraph, which
+continues no table. Then, in the order cmark-gfm decides:
+
+- a header row is the paragraph's last line so far and the delimiter row the line after it, with
+  as many cells (a table may interrupt a paragraph: the lines before stay a paragraph);
+- a body row is any next line of the paragraph that is not lazy, starts no other block and has a
+  cell: an indented line (four columns, indented code), an HTML block of type 7 or a list item
+  that could not interrupt a paragraph ends the table, where the plain parse goes on with the
+  paragraph (pulldown-cmark's table extension takes them for rows: docs/markdown.md);
+- after such a block, an indented code block goes on over indented lines, and the next line that
+  is not indented starts a paragraph again (where another table may start); after an HTML block,
+  a list or a lazy line, the rest of the paragraph holds no table (it is in that block).
+
+Cells are split at each ``|`` that no backslash comes right before (cmark-gfm's scanner: ``\\|``
+is escaped too), a leading and a trailing ``|`` bounding the row.
+"""
+
+import re
+from bisect import bisect_right
+from functools import lru_cache
+from itertools import accumulate
+from typing import NamedTuple
+
+MAX_DEPTH = 32
+"""The most block quotes and list items a table is looked for in (docs/decisions.md): deeper, a
+paragraph holds none, so that a paragraph under a hundred thousand markers costs no more to read
+than the parse."""
+_SPACE = " \t\v\f"
+"""cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
+_HINTS = (
+    re.compile(rb"\|[ \t\x01]*(?:[-:]|(?=\n|\Z))"),  # a pipe before a cell of dashes, or a row's last pipe (``---|``)
+    re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
+    re.compile(rb"-:"),  # ``--:`` without pipes
+)
+"""Each delimiter row holds a match of one of these, in the parsed bytes (VT and FF there as
+U+0001: ``texttools.markdown.with_spec_whitespace``); each starts with a literal, so that it is
+searched for at C speed."""
+_DASH_OR_COLON_BEFORE = re.compile(rb"[-:][ \t\x01]*\Z")
+_DELIMITER_ROW = re.compile(r"\|?[ \t\v\f]*:?-+:?[ \t\v\f]*(?:\|[ \t\v\f]*:?-+:?[ \t\v\f]*)*\|?[ \t\v\f]*")
+"""cmark-gfm's ``table_start``, from a line's first character that is not a space or a tab."""
+_INDENTATION = re.compile(r"[ \t]*")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
+"""A setext heading's underline, from its first character (CommonMark 4.3): where a table's end
+has closed the containers, one that the plain parse reads as a lazy line."""
+_BULLET_OR_ORDERED = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
+"""A list item's marker, followed by a space, a tab or the line's end (CommonMark 5.2)."""
+_ATTRIBUTE = r"""(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>`]+|'[^']*'|"[^"]*"))?)"""
+_HTML_TYPE_7 = re.compile(rf"(?:<[A-Za-z][A-Za-z0-9-]*{_ATTRIBUTE}*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$")
+"""An HTML block of type 7's start: a complete open or closing tag alone on its line (CommonMark 4.6)."""
+
+
+class Table(NamedTuple):
+    """A table: its first and last line (0-based; the delimiter row is ``first + 1``), where its
+    text starts on its first line (after the containers' markers and the indentation), and
+    whether it is at the top level (in no block quote or list item)."""
+
+    first: int
+    last: int
+    column: int
+    top_level: bool = True
+
+
+class Lines:
+    """A text's lines (LF endings, without them), split only as far as they are asked for: a
+    document's tables are often in its first part, and splitting the rest costs as much as reading
+    them."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lines: list[str] = []
+        self._whole = False
+
+    def __getitem__(self, number: int) -> str:
+        if number >= len(self._lines) - 1 and not self._whole:  # the last piece may be the rest
+            self._split(2 * number + 64)
+        return self._lines[number]
+
+    def __len__(self) -> int:
+        if not self._whole:
+            self._split(None)
+        return len(self._lines)
+
+    def _split(self, count: int | None) -> None:
+        self._lines = self._text.split("\n") if count is None else self._text.split("\n", count)
+        self._whole = count is None or len(self._lines) <= count
+
+
+class Paragraph(NamedTuple):
+    """A paragraph (or a heading) of the plain parse: its first and last line (0-based), its
+    containers, outermost first: ``("quote", line)`` or ``("item", line)``, ``line`` where the
+    block starts; and whether it is a heading."""
+
+    first: int
+    last: int
+    containers: tuple[tuple[str, int], ...]
+    heading: bool = False
+
+
+def find_tables(lines: "Lines", paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
+    """The tables of a text (``lines``, without their endings) whose lines are all lines of its
+    paragraphs (``paragraphs``, with the headings at any depth, in order), looked for where a
+    line may be a delimiter row (``candidates``).
+
+    Two places where cmark-gfm's blocks go on past the plain parse's paragraph are followed: a
+    table that reaches a setext heading's ``=`` underline takes it for a row (the plain parse
+    ends the heading there) and goes on into the paragraph on the next line, so a setext heading
+    and that paragraph are read as one; and an HTML block that a table's next line opens (type 7,
+    which cannot interrupt a paragraph) runs to the next blank line, so no table starts before it.
+    """
+    found: list[Table] = []
+    closed: set[tuple[str, int]] = set()  # the containers cmark-gfm closed where the plain parse goes on
+    blank_from = 0  # after an HTML block opened at a table's end: its end, the next blank line
+    group: list[Paragraph] = []
+    for index, paragraph in enumerate(paragraphs):
+        group.append(paragraph)
+        following = paragraphs[index + 1] if index + 1 < len(paragraphs) else None
+        if (
+            following is not None
+            and following.first == paragraph.last + 1
+            and following.containers == paragraph.containers
+            and _underlined(lines, paragraph)
+        ):
+            continue  # a setext heading with ``=``, then a paragraph: one for cmark-gfm
+        first, last = group[0].first, group[-1].last
+        at = bisect_right(candidates, first)
+        if at < len(candidates) and candidates[at] <= last and first >= blank_from:
+            merged = Paragraph(first, last, group[0].containers)
+            underlines = {part.last - first for part in group if part.heading}
+            tables, html_open = paragraph_tables(lines, merged, underlines, closed)
+            headings = [(part.first, part.last) for part in group if part.heading]
+            found += [table for table in tables if not any(a <= table.last and table.first <= b for a, b in headings)]
+            if html_open:
+                blank_from = next(
+                    (number for number in range(last + 1, len(lines)) if not lines[number].strip(" \t")), len(lines)
+                )
+        group = []
+    return found
+
+
+def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
+    """Whether a heading is a setext heading whose underline is ``=`` (a ``-`` one is a thematic
+    break for cmark-gfm's table, which ends it)."""
+    return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
+
+
+def candidates(source: bytes) -> list[int]:
+    """Offsets in ``source`` (the parsed bytes, line endings as LF), in order, on each line that
+    may be a table's delimiter row (a superset), found with a few C-speed searches."""
+    return sorted(hit.start() for hint in _HINTS for hit in hint.finditer(source))
+
+
+def cells(row: str) -> int:
+    """How many cells cmark-gfm finds in a row (0: no row), from its first character that is not
+    a space or a tab."""
+    row = row.rstrip(_SPACE)
+    if row.startswith("|"):
+        row = row[1:].lstrip(_SPACE)
+        if not row:
+            return 0
+    pieces = _UNESCAPED_PIPE.split(row)
+    return len(pieces) - (len(pieces) > 1 and pieces[-1] == "")
+
+
+def has_cell(row: str) -> bool:
+    """Whether cmark-gfm finds a cell in a body row (``cells(row) > 0``, without splitting it)."""
+    return not row.startswith("|") or bool(row[1:].strip(_SPACE))
+
+
+def delimiter_cells(row: str) -> int:
+    """How many cells a delimiter row has (0: it is none)."""
+    if _DELIMITER_ROW.fullmatch(row) is None:
+        return 0
+    return cells(row)
+
+
+class _Line(NamedTuple):
+    matched: int
+    """How many of the paragraph's containers the line matches (fewer than all: it is lazy)."""
+    after: list[tuple[int, int]]
+    """Where the line is (code point index, column) after each number of matched containers."""
+    text: str
+
+
+class _At(NamedTuple):
+    content: str
+    """The line after the containers matched and its indentation."""
+    column: int
+    """Where ``content`` starts in the line (a code point index)."""
+    indent: int
+    """The columns of indentation before ``content``, after the containers."""
+
+
+def _at(line: _Line, depth: int) -> _At:
+    """The line read inside ``depth`` of its containers."""
+    at, column = line.after[min(depth, line.matched)]
+    start = _skip_indentation(line.text, at)
+    return _At(line.text[start:], start, _columns(line.text, start) - column)
+
+
+@lru_cache(maxsize=256)
+def _tab_columns(line: str) -> list[int] | None:
+    """The column of each position of a line that holds a tab (tab stops of 4), once per line;
+    ``None`` without a tab (a position is its column)."""
+    if "\t" not in line:
+        return None
+    return list(accumulate(line, lambda column, character: column + 4 - column % 4 if character == "\t" else column + 1,
+                           initial=0))  # fmt: skip
+
+
+def _columns(line: str, at: int) -> int:
+    """The column of ``line[at]`` (tab stops of 4)."""
+    columns = _tab_columns(line)
+    return at if columns is None else columns[at]
+
+
+def _indentation(line: str) -> int:
+    """The columns of a line's indentation."""
+    return _columns(line, len(line) - len(line.lstrip(" \t")))
+
+
+def _skip_indentation(line: str, at: int) -> int:
+    return _INDENTATION.match(line, at).end()  # type: ignore[union-attr]  # it matches the empty string
+
+
+def _item_width(line: str, at: int, column: int) -> tuple[int, int] | None:
+    """On a list item's first line, from ``at`` (column ``column``): the columns its content is
+    indented by from ``column``, and where its marker ends; ``None`` if no marker is there."""
+    first = _skip_indentation(line, at)
+    if _columns(line, first) - column > 3:
+        return None
+    marker = _BULLET_OR_ORDERED.match(line, first)
+    if marker is None:
+        return None
+    marker_end = _columns(line, marker.end())
+    content = _skip_indentation(line, marker.end())
+    spaces = _columns(line, content) - marker_end
+    width = marker_end + 1 - column if content == len(line) or spaces > 4 else marker_end + spaces - column
+    return width, marker.end()
+
+
+def _advance(line: str, at: int, column: int, columns: int) -> tuple[int, int]:
+    """``columns`` columns on from (``at``, ``column``) through indentation (a tab may be
+    consumed in part, then ``at`` stays on it)."""
+    target = column + columns
+    tabs = _tab_columns(line)
+    last = min(len(line), target) if tabs is None else bisect_right(tabs, target) - 1
+    return max(at, min(last, len(line))), target
+
+
+def _match(line: str, number: int, containers: tuple[tuple[str, int], ...], widths: list[int]) -> _Line:
+    """Line ``number`` matched against ``containers`` as CommonMark matches them (``widths``: each
+    list item's content indentation, ``_widths``)."""
+    at = column = 0
+    after = [(0, 0)]
+    for (kind, first), width in zip(containers, widths, strict=True):
+        start = _skip_indentation(line, at)
+        indent = _columns(line, start) - column
+        if kind == "quote":
+            if indent > 3 or start == len(line) or line[start] != ">":
+                break
+            at, column = start + 1, _columns(line, start) + 1
+            if at < len(line) and line[at] in " \t":
+                at, column = _advance(line, at, column, 1)
+        elif number != first and indent < width:
+            break
+        else:
+            at, column = _advance(line, at, column, width)
+        after.append((at, column))
+    return _Line(len(after) - 1, after, line)
+
+
+def _widths(lines: Lines, containers: tuple[tuple[str, int], ...]) -> list[int]:
+    """Each list item's content indentation (in columns, from its parent's content), read on its
+    first line; 0 for a block quote. Containers that start on one line are read on it once, from
+    where the one before ended (a line of a hundred thousand list markers is read once)."""
+    widths: list[int] = []
+    line_number, at, column = -1, 0, 0
+    for index, (kind, first) in enumerate(containers):
+        line = lines[first]
+        if first != line_number:  # the outer containers all start on earlier lines: matched as on any line
+            line_number, at, column = first, 0, 0
+            for (outer, _), width in zip(containers[:index], widths, strict=True):
+                at, column = _quote_marker(line, at) if outer == "quote" else _advance(line, at, column, width)
+        if kind == "quote":
+            widths.append(0)
+            at, column = _quote_marker(line, at)
+            continue
+        item = _item_width(line, at, column)
+        widths.append(item[0] if item is not None else 0)
+        at, column = _advance(line, at, column, widths[-1])
+    return widths
+
+
+def _quote_marker(line: str, at: int) -> tuple[int, int]:
+    """Past a block quote marker from ``at`` (up to three columns of indentation, ``>`` and a space
+    or a tab's first column); ``at`` and the column there."""
+    start = _skip_indentation(line, at)
+    at, column = start + 1, _columns(line, start) + 1
+    if at < len(line) and line[at] in " \t":
+        at, column = _advance(line, at, column, 1)
+    return at, column
+
+
+def paragraph_tables(
+    lines: Lines, paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
+) -> tuple[list[Table], bool]:
+    """The tables that cmark-gfm finds in a paragraph of the plain parse (``lines``: the text's
+    lines, without their endings), and whether its last line opened an HTML block after a table
+    (``find_tables``); ``underlines``: the lines (in the paragraph) of setext underlines, which
+    end a paragraph but not a table (``_Reader``); ``closed``: the containers that cmark-gfm
+    closed before (updated): the paragraph is read outside them, and may be indented code there."""
+    if len(paragraph.containers) > MAX_DEPTH:
+        return [], False
+    paragraph = paragraph._replace(containers=tuple(each for each in paragraph.containers if each not in closed))
+    top_level = not paragraph.containers and not underlines and _indentation(lines[paragraph.first]) < 4
+    if top_level and (fast := _top_level_tables(lines, paragraph)) is not None:
+        return fast
+    widths = _widths(lines, paragraph.containers)
+    numbers = range(paragraph.first, paragraph.last + 1)
+    reader = _Reader(paragraph, [_match(lines[number], number, paragraph.containers, widths) for number in numbers])
+    reader.closed = closed
+    if _at(reader.read[0], reader.depth).indent >= 4:
+        reader.mode = "code"
+    for index in range(1, len(reader.read)):
+        if not reader.step(index, index in underlines):
+            break
+    else:
+        if reader.mode == "table":
+            reader.tables.append(reader.table(len(reader.read) - 1))
+    return reader.tables, reader.html_open
+
+
+_DELIMITER_LINE = re.compile(rf"^ {{0,3}}{_DELIMITER_ROW.pattern}$", re.MULTILINE)
+"""A delimiter row on a line of a top-level paragraph (indented less than four columns)."""
+_ENDS_A_TABLE = re.compile(rf"^(?: {{0,3}}\t| {{4}}|[ \t]*\|[{_SPACE}]*$| {{0,3}}{_HTML_TYPE_7.pattern})", re.MULTILINE)
+"""A line of a top-level paragraph that no table's row is: indented four columns or more, no cell,
+or an HTML block's start (list items send the paragraph to ``_Reader``)."""
+_NOT_INDENTED = re.compile(r"^ {0,3}[^ \t]", re.MULTILINE)
+_LIST_ITEM_LINE = re.compile(rf"^ {{0,3}}{_BULLET_OR_ORDERED.pattern}", re.MULTILINE)
+
+
+def _top_level_tables(lines: Lines, paragraph: Paragraph) -> tuple[list[Table], bool] | None:
+    """``paragraph_tables`` of a paragraph in no container, read with a few regex searches of its
+    text instead of line by line (a row per line is what a table-heavy document is made of):
+    ``_Reader``'s rules, where no line is lazy. ``None`` when a line may start a list item."""
+    first = paragraph.first
+    text = "\n".join(lines[number] for number in range(first, paragraph.last + 1))
+    if _LIST_ITEM_LINE.search(text) is not None:
+        return None
+    counted = [0, 0]  # an offset in ``text`` and its line: lines are counted from the last one asked
+
+    def line_of(offset: int) -> int:
+        counted[1] += text.count("\n", counted[0], offset)
+        counted[0] = offset
+        return counted[1]
+
+    tables: list[Table] = []
+    opened = 0  # the line where the paragraph starts for cmark-gfm: the first, then after a table or code
+    search_from = 0
+    while (delimiter := _DELIMITER_LINE.search(text, search_from)) is not None:
+        row = line_of(delimiter.start())
+        search_from = delimiter.end() + 1
+        line = lines[first + row]
+        if row == opened or _indentation(line) >= 4:
+            continue  # no header above it in the paragraph, or indented: no delimiter row
+        header = lines[first + row - 1]
+        content = header.lstrip(" \t")
+        if cells(content) != delimiter_cells(line.lstrip(" \t")):
+            return tables, False  # cmark-gfm tries no other delimiter row in this paragraph
+        end = _ENDS_A_TABLE.search(text, search_from)
+        stop = line_of(end.start()) if end is not None else paragraph.last - first + 1
+        tables.append(Table(first + row - 1, first + stop - 1, len(header) - len(content)))
+        if end is None:
+            break
+        ending = lines[first + stop]
+        if _indentation(ending) >= 4:  # indented code, to a line that is not
+            resumed = _NOT_INDENTED.search(text, end.start())
+            if resumed is None:
+                break
+            opened, search_from = line_of(resumed.start()), resumed.start()
+            if _HTML_TYPE_7.match(lines[first + opened].lstrip(" \t")) is not None:
+                return tables, True  # an HTML block after the code: it runs to a blank line
+        elif _HTML_TYPE_7.match(ending.lstrip(" \t")) is not None:
+            return tables, True  # an HTML block: it runs to a blank line
+        else:  # a line with no cell: a paragraph starts there
+            opened, search_from = stop, end.start()
+    return tables, False
+
+
+class _Reader:
+    """A paragraph's lines read as cmark-gfm reads them, with the depth of the containers still
+    open for it: a lazy line ends a table (and closes the containers it does not match), a block
+    quote marker after that opens a quote again, and a list item marker after a table opens a
+    list item (``item``) that the plain parse does not have. In a paragraph, a delimiter row
+    whose header row (the line before) has another number of cells leaves that paragraph without
+    tables (cmark-gfm's ``CMARK_NODE__TABLE_VISITED``)."""
+
+    def __init__(self, paragraph: Paragraph, read: list[_Line]) -> None:
+        self.paragraph, self.read = paragraph, read
+        self.containers = paragraph.containers
+        self.depth = len(self.containers)
+        """How many of the containers are open for cmark-gfm."""
+        self.mode = "paragraph"
+        """What the last line was in: ``paragraph``, ``table``, ``code`` (indented), ``""`` (a block
+        that the next line does not continue)."""
+        self.header = 0
+        self.tried = False
+        """Whether the paragraph had a delimiter row whose header row did not match it."""
+        self.item: int | None = None
+        """The content indentation of a list item that cmark-gfm opened after a table."""
+        self.headers: dict[int, str] = {}
+        """Header rows that are not the line's content at ``depth``: after a list item's marker,
+        or a lazy line's own indentation (cmark-gfm keeps it)."""
+        self.tables: list[Table] = []
+        self.html_open = False
+        self.stopped = False
+        self.closed: set[tuple[str, int]] = set()
+        """The containers that a line after a table closed for cmark-gfm (the plain parse goes on in them)."""
+
+    def table(self, last: int) -> Table:
+        first = self.paragraph.first
+        column = _at(self.read[self.header], self.depth).column
+        return Table(first + self.header, first + last, column, self.depth == 0 and self.item is None)
+
+    def step(self, index: int, underline: bool) -> bool:
+        """Reads one line; ``False``: no table follows in the paragraph."""
+        placed = self._place(index)
+        if placed is None:
+            return not self.stopped
+        here, closed, moved_to = placed
+        if self.mode == "html" and not closed:
+            return True  # in a container, it goes on to a blank line or the container's end
+        opens = (
+            ""
+            if self.mode == "paragraph" and not closed
+            else "code"
+            if here.indent >= 4
+            else _starts_a_block(here.content)
+        )
+        if self.mode == "table" and not closed and not opens and has_cell(here.content):
+            return True
+        if self.mode == "paragraph" and (underline or (here.indent < 4 and _SETEXT_UNDERLINE.fullmatch(here.content))):
+            self.mode = ""  # the heading ends: the next line starts a paragraph
+            return True
+        if self.mode == "table":
+            self.tables.append(self.table(index - 1))
+        if closed:
+            self.mode, self.item, self.depth = "", None, moved_to
+        if self.mode != "paragraph":
+            return self._opens(index, opens, here)
+        if here.indent < 4 and (count := delimiter_cells(here.content)):
+            header = self.headers.get(index - 1, _at(self.read[index - 1], self.depth).content)
+            if not self.tried and count == cells(header):
+                self.mode, self.header = "table", index - 1
+            self.tried = True
+        return True
+
+    def _place(self, index: int) -> tuple[_At, bool, int] | None:
+        """Where a line is for cmark-gfm: read at the depth of its block, whether it closes the
+        last line's block (the containers it does not match, a block quote that opens again, a
+        list item it is not indented into) and the depth after it; ``None``: a lazy continuation
+        line of the paragraph, or a list item that opens again, not followed here (``stopped``)."""
+        line, depth = self.read[index], self.depth
+        here = _at(line, depth)
+        sibling = self.item is not None and here.indent < 4 and _BULLET_OR_ORDERED.match(here.content) is not None
+        lazy = line.matched < depth or (self.item is not None and here.indent < self.item and not sibling)
+        if lazy and self.mode == "paragraph":
+            self.headers[index] = line.text[
+                line.after[min(line.matched, depth)][0] :
+            ]  # cmark-gfm keeps its indentation
+            return None
+        moved = line.matched < depth or (line.matched > depth and self.containers[depth][0] == "quote")
+        if moved and any(kind != "quote" for kind, _ in self.containers[depth : line.matched]):
+            self.stopped = True
+            return None
+        if line.matched < depth:
+            self.closed.update(each for each in self.containers[line.matched : depth] if each[0] == "item")
+        if moved:
+            return _at(line, line.matched), True, line.matched
+        if self.item is not None and here.indent >= self.item:
+            return here._replace(indent=here.indent - self.item), False, depth
+        return here, self.item is not None, depth  # not indented into the item (its list's next item, maybe)
+
+    def _opens(self, index: int, opens: str, here: _At) -> bool:
+        """The block a line opens where the last line's block does not go on."""
+        self.tried = False
+        if opens == "item":
+            line = self.read[index]
+            marker = _item_width(line.text, *line.after[self.depth])
+            if self.item is not None or marker is None:
+                return False  # a list in a list item: not followed here
+            self.item = marker[0]
+            content = line.text[_skip_indentation(line.text, marker[1]) :]
+            self.mode = "paragraph" if content else ""
+            self.headers[index] = content
+            return True
+        self.mode = opens or "paragraph"
+        if self.mode == "html" and self.depth == 0 and self.item is None:
+            self.html_open = True  # it runs past the paragraph, to a blank line
+            return False
+        return True
+
+
+def _starts_a_block(content: str) -> str:
+    """The block that a line that continues a paragraph starts after a table's row (those that
+    cannot interrupt a paragraph): ``item`` for a list item, ``html`` for an HTML block of type 7
+    (it runs to a blank line), else ``""``."""
+    if _BULLET_OR_ORDERED.match(content) is not None:
+        return "item"
+    return "html" if _HTML_TYPE_7.match(content) is not None else ""
+
+
+def _table(paragraph: Paragraph, read: list[_Line], header: int, last: int, depth: int) -> Table:
+    return Table(paragraph.first + header, paragraph.first + last, _at(read[header], depth).column)
