@@ -804,6 +804,11 @@ def test_the_readme_json_lines_lines_work_as_pasted(serve: Serve, tmp_path: Path
     assert (shown.returncode, shown.stderr) == (0, "")
     assert shown.stdout.startswith('{"source":{"bucket":"text-tools-documents-')
     assert '"key":"incoming/manual.md"' in shown.stdout
+    # issue 62: the metadata picks markdown-size-chunk at a token budget, as the prose says (a
+    # manual uploaded without it was cut into paragraphs, "parameters":{})
+    assert '"tool":{"id":"markdown-size-chunk",' in shown.stdout
+    assert '"parameters":{"max_tokens":512,"tokenizer":"cl100k_base"}' in shown.stdout
+    assert "chunks of at most 512 tokens" in " ".join(section.split("```sh", 1)[0].split())
     stopped_on_ctrl_c(process)
 
 
