@@ -30,6 +30,7 @@ from ..markdown import (
 )
 from ..size_chunks import (
     SIZE_DEFAULTS,
+    SIZE_FORMS,
     WHITESPACE,
     Chunker,
     LineEnds,
@@ -292,6 +293,7 @@ TOOL = Tool(
         DESCRIPTOR,
         {"text": "max_input_bytes"},
         {**SIZE_DEFAULTS, "max_level": DEEPEST},
+        SIZE_FORMS,
     ),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),
