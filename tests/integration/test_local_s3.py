@@ -3,7 +3,9 @@ written; and a bucket that outlives a restart (issue 62)."""
 
 import os
 import pickle
+import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +160,19 @@ def test_a_bucket_kept_by_another_moto_is_refused_with_what_to_do(tmp_path: Path
         store.path.write_bytes(b"not a pickle")
         with pytest.raises(StoredBucketError, match=r"cannot be read: make empty-local-bucket empties it$"):
             store.restore()
+
+
+def test_make_serve_prints_both_endpoints_first_and_says_when_the_s3_port_was_taken(serve: Serve) -> None:
+    """issue 62: ``S3_PORT=`` moves the S3 endpoint as ``PORT=`` moves the API; both come first."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = serve("--port", "0", "--s3-port", str(port))
+        title, blank, api, s3, *_ = banner(process).splitlines()
+    assert (title, blank) == ("Text tools, local (Ctrl-C stops)", "")
+    assert re.fullmatch(r"API          http://127\.0\.0\.1:\d+  \(PORT= moves it\)", api), api
+    moved = re.fullmatch(rf"S3 endpoint  http://127\.0\.0\.1:(\d+)  \(S3_PORT= moves it; {port} is in use\)", s3)
+    assert moved is not None, s3
+    assert int(moved[1]) > port
+    assert stopped_on_ctrl_c(process) == "stopped\n"
