@@ -22,7 +22,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve empty-local-bucket invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean check-node
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve empty-local-bucket invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean check-node check-chromium
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -51,6 +51,18 @@ check-node:
 	newer with npm (your system's nodejs and npm packages, or nodejs.org): make $(MAKECMDGOALS) runs the Markdown \
 	tests' reference, commonmark.js, on it" >&2; exit 2; }; done
 
+# Chromium from the machine's packages: the playground's tests (tests/browser) drive it with Playwright
+# for Python through its executable (never `playwright install`, which downloads a browser of its own).
+# Installed with apt-get when it is missing and apt-get can (CI runs as root on a clean Debian machine);
+# otherwise, as check-node does, one line saying what to install, before any long step.
+CHROMIUM := /usr/bin/chromium
+check-chromium:
+	@[ -x $(CHROMIUM) ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ echo "$(CHROMIUM) not found: apt-get install -y chromium" >&2; apt-get update -qq >&2 && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; }; } || true
+	@[ -x $(CHROMIUM) ] || { echo "$(CHROMIUM) not found: install your system's chromium package (Debian: \
+	sudo apt-get install chromium): make $(MAKECMDGOALS) runs the playground's tests in it" >&2; exit 2; }
+
 $(SCAN_STAMP): requirements-scan.txt constraints-scan.txt
 	@[ -x $(SCAN_VENV)/bin/python ] || $(PYTHON) -m venv $(SCAN_VENV)
 	$(SCAN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-scan.txt -c constraints-scan.txt
@@ -78,10 +90,10 @@ validate: $(STAMP) ## sam validate --lint (cfn-lint included), the stack's templ
 scan: $(SCAN_STAMP) ## checkov over both templates (every finding fixed or suppressed with a reason)
 	$(CHECKOV) -f template.yaml -f examples/knowledge-base/template.yaml --framework cloudformation --compact --quiet --skip-download
 
-unit: check-node $(STAMP) $(SCAN_STAMP) $(NODE_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging
+unit: check-node check-chromium $(STAMP) $(SCAN_STAMP) $(NODE_STAMP) ## pytest only: tests/unit, tests/integration (moto, local servers), tests/packaging, tests/browser (Chromium)
 	pytest
 
-test: check-node lint typecheck validate unit ## Everything CI runs
+test: check-node check-chromium lint typecheck validate unit ## Everything CI runs
 
 test-fast: check-node $(STAMP) $(NODE_STAMP) ## The unit tests alone (the pure core and the handlers in-process; under a minute)
 	pytest tests/unit

@@ -544,13 +544,35 @@ def mcp_operation() -> dict[str, Any]:
     }
 
 
+def playground_operation() -> dict[str, Any]:
+    """The playground page: HTML, open to all (the page asks for the API key itself)."""
+    errors: dict[int, dict[str, Any]] = {500: {INTERNAL_ERROR.code: error_example(INTERNAL_ERROR)}}
+    return {
+        "tags": ["discovery"],
+        "summary": "The playground: a web page to try every tool on pasted or dropped text and see its chunks",
+        "description": "One self-contained page (script and styles inline, allowed by its Content-Security-Policy "
+        "by hash; requests to this origin only). It needs no API key; it asks for one, keeps it in the tab's "
+        "sessionStorage and sends it as x-api-key (docs/playground.md).",
+        "operationId": "playground",
+        "responses": {
+            "200": {
+                "description": "The page",
+                "headers": dict(FUNCTION_HEADERS),
+                "content": {"text/html": {"schema": {"type": "string"}}},
+            },
+            **error_responses(errors, frozenset()),
+        },
+        "security": [],
+    }
+
+
 def api_description() -> str:
     rows = "\n".join(f"| {error.status} | `{error.code}` | {error.message} |" for error in ERROR_TABLE)
     return f"""Exact, explainable text chunking: every piece comes with its code point span (end exclusive) \
 and 1-based line numbers. Each tool is specified by its descriptor (`GET /v1/tools` lists them).
 
-**Authentication.** In the default AuthMode (API_KEY) every route but `/v1/health` and \
-`/openapi.json` needs the `x-api-key` header; with AuthMode IAM, a SigV4 signature instead.
+**Authentication.** In the default AuthMode (API_KEY) every route but `/v1/health`, \
+`/v1/playground` and `/openapi.json` needs the `x-api-key` header; with AuthMode IAM, a SigV4 signature instead.
 
 **Errors.** Every non-200 answer has the ErrorBody shape. Codes, their status and default message:
 
@@ -614,6 +636,7 @@ def build_openapi() -> dict[str, Any]:
             "security": [],
         },
     }
+    paths["/v1/playground"] = {"get": playground_operation()}
     paths["/openapi.json"] = {
         "get": get_operation(
             "openapi",
@@ -628,7 +651,7 @@ def build_openapi() -> dict[str, Any]:
     tags += [
         {
             "name": "discovery",
-            "description": "What the API offers: the tools, their descriptors, the tokenizers, health.",
+            "description": "What the API offers: the tools, their descriptors, the tokenizers, health, the playground.",
         },
         {"name": "mcp", "description": "The tools for agents, over the Model Context Protocol."},
     ]

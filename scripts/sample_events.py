@@ -100,7 +100,8 @@ def _request(
 
 
 def discovery_samples() -> list[Sample]:
-    """The tool list, a descriptor, the tokenizers, health, the OpenAPI document, an unknown version, a POST."""
+    """The tool list, a descriptor, the tokenizers, health, the OpenAPI document, the playground, an
+    unknown version, a POST."""
     first = next(iter(tools().values()))
     cases = [
         ("tools", "GET", "/v1/tools", 200, "ok"),
@@ -108,6 +109,7 @@ def discovery_samples() -> list[Sample]:
         ("tokenizers", "GET", "/v1/tokenizers", 200, "ok"),
         ("health", "GET", "/v1/health", 200, "ok"),
         ("openapi", "GET", "/openapi.json", 200, "ok"),
+        ("playground", "GET", "/v1/playground", 200, "ok"),
         ("unknown-version", "GET", f"/v1/tools/{first.id}/versions/0.0.0", 404, "not_found"),
         ("method-not-allowed", "POST", "/v1/tools", 405, "method_not_allowed"),
     ]

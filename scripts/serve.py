@@ -102,6 +102,7 @@ def print_banner(base: str, api: "LocalApi", flow: "LocalS3Flow", args: argparse
     print(f"  kept in:   {shown(args.keep_in)}  ({flow.restored} keys restored; make empty-local-bucket empties it)")
     print(f"  try:       {aws} {flow.endpoint} s3 cp doc.md s3://{flow.bucket}/incoming/doc.md")
     print(f"  then:      {aws} {flow.endpoint} s3 cp s3://{flow.bucket}/chunks/doc.md.{extension} -\n", flush=True)
+    print(f"Playground   {base}/v1/playground  (open it in a browser: every tool on your own text)\n", flush=True)
 
 
 def shown(folder: Path) -> str:

@@ -138,20 +138,25 @@ def log_lines(capsys: pytest.CaptureFixture[str]) -> Callable[[], list[str]]:
 TEST_API_KEY = "local-test-key"
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    """The local API (``make serve``'s, API_KEY mode with ``TEST_API_KEY``) on a free port."""
+def local_api(auth_mode: str) -> Iterator[str]:
+    """The local API (``make serve``'s, in ``auth_mode``, its key ``TEST_API_KEY``) on a free port."""
     import threading
 
     from scripts.local_gateway.api import LocalApi, make_server
 
-    api = LocalApi(auth_mode="API_KEY", api_key=TEST_API_KEY)
+    api = LocalApi(auth_mode=auth_mode, api_key=TEST_API_KEY)
     server = make_server("127.0.0.1", 0, api)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
     api.stop()
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """The local API in API_KEY mode (``make serve``'s default) on a free port."""
+    yield from local_api("API_KEY")
 
 
 @pytest.fixture(scope="module")

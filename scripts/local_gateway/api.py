@@ -119,8 +119,9 @@ class LocalApi:
         self.routes: list[ApiRoute] = []
         self.workers: dict[str, FunctionWorker] = {}
         for spec in functions(template).values():
-            if spec.routes:
-                self.workers[spec.logical_id] = FunctionWorker(spec, environment)
+            if spec.routes:  # a function told the AuthMode (the playground) is told this server's
+                mode = {"AUTH_MODE": self.auth_mode} if "AUTH_MODE" in spec.environment else {}
+                self.workers[spec.logical_id] = FunctionWorker(spec, {**(environment or {}), **mode})
             self.routes.extend(spec.routes)
 
     def stop(self) -> None:

@@ -6,7 +6,9 @@ so a timestamp-checked ``.pyc`` would never match its source on Lambda). Nothing
 function's handler, no documentation code; but a function that counts tokens (one of its modules
 says ``COUNTS_TOKENS = True``: it can run a tool that takes ``tokenizer``) also gets the deployed
 tokenizer files, ``tokenizers/<name>.json`` (``./tokenizers`` links to the project's folder;
-``TEXT_TOOLS_TOKENIZERS`` names another), which the layer's build checks and records.
+``TEXT_TOOLS_TOKENIZERS`` names another), which the layer's build checks and records. A module that
+says ``SHIPS_FOLDER = "<name>"`` has that folder of this directory shipped beside it (the playground
+page's source files, which the discovery function serves).
 """
 
 import compileall
@@ -20,6 +22,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 COUNTS_TOKENS = re.compile(r"^COUNTS_TOKENS = True\b", re.MULTILINE)
+SHIPS_FOLDER = re.compile(r'^SHIPS_FOLDER = "(?P<name>[A-Za-z0-9_-]+)"', re.MULTILINE)
 
 
 def handler_module(logical_id: str) -> str:
@@ -42,6 +45,12 @@ def counts_tokens(modules: list[Path]) -> bool:
     return any(COUNTS_TOKENS.search(module.read_text(encoding="utf-8")) for module in modules)
 
 
+def shipped_folders(modules: list[Path]) -> list[Path]:
+    """The folders of this directory that a function's modules declare they read at run time."""
+    names = {found["name"] for module in modules for found in SHIPS_FOLDER.finditer(module.read_text(encoding="utf-8"))}
+    return [HERE / name for name in sorted(names)]
+
+
 def tokenizer_files() -> list[Path]:
     """The deployed tokenizer files (their names and contents are checked by the layer's build)."""
     folder = Path(os.environ.get("TEXT_TOOLS_TOKENIZERS") or HERE / "tokenizers")
@@ -54,6 +63,8 @@ def main() -> None:
     modules = local_modules(handler_module(logical_id))
     for source in modules:
         shutil.copy2(source, artifacts / source.name)
+    for folder in shipped_folders(modules):
+        shutil.copytree(folder, artifacts / folder.name, dirs_exist_ok=True)
     if counts_tokens(modules) and (files := tokenizer_files()):
         (artifacts / "tokenizers").mkdir(exist_ok=True)
         for source in files:

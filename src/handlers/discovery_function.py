@@ -1,7 +1,8 @@
 """Lambda entry point of DiscoveryFunction: what the API offers, read from the descriptors in the
 layer (API.md, "Discovery, health and MCP"). ``GET /v1/tools``, ``GET /v1/tools/{id}/versions/{version}``,
-``GET /v1/tokenizers``, ``GET /v1/health`` and ``GET /openapi.json``; no tool's algorithm is imported,
-and no tokenizer is loaded (the deployed ones are listed from the build's record in the layer).
+``GET /v1/tokenizers``, ``GET /v1/health``, ``GET /openapi.json`` and the playground page, ``GET
+/v1/playground``; no tool's algorithm is imported, and no tokenizer is loaded (the deployed ones are
+listed from the build's record in the layer).
 """
 
 import re
@@ -12,6 +13,7 @@ from typing import Any
 import orjson
 
 from api_adapter import Reply, check_route, make_handler
+from playground_page import playground
 from texttools.catalog import openapi_document, published_descriptor, tokenizer_list, tool_list
 from texttools.codec import encode_json
 from texttools.errors import NotFound
@@ -34,6 +36,10 @@ def serve(event: Mapping[str, Any]) -> Reply:
     if path == "/v1/health":  # HEAD too, for load balancers' probes (API.md): the same answer, no body
         check_route(event, path, "GET", "HEAD")
         return Reply(HEALTHY if str(event.get("httpMethod")).upper() == "GET" else b"")
+    if path == "/v1/playground":
+        check_route(event, path, "GET")
+        page = playground()
+        return Reply(page.body, headers=page.headers)
     if path == "/openapi.json":
         check_route(event, path, "GET")
         return Reply(openapi(base_path(event)), headers=ANY_ORIGIN)

@@ -683,7 +683,7 @@ def banner(process: "subprocess.Popen[str]") -> str:
     lines: list[str] = []
     for line in process.stdout:
         lines.append(line)
-        if line == "\n" and lines[-2].startswith("  then:"):
+        if line == "\n" and lines[-2].startswith("Playground"):
             break
     return "".join(lines)
 
@@ -702,6 +702,7 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c(serve: Serve) -> None:
     assert f"API key:   {LOCAL_API_KEY}" in text
     assert "/docs" in text
     assert "Bucket       text-tools-documents-" in text
+    assert text.splitlines()[-2].startswith("Playground   http://127.0.0.1:")  # the last line: the page
     assert stopped_on_ctrl_c(process) == "stopped\n"  # nothing else: no worker's KeyboardInterrupt
 
 

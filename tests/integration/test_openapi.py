@@ -178,6 +178,7 @@ def test_discovery_and_mcp_routes_are_documented_with_their_auth() -> None:
         "/v1/tools/{id}/versions/{version}": ["get", "parameters"],
         "/v1/tokenizers": ["get"],
         "/v1/health": ["get", "head"],
+        "/v1/playground": ["get"],
         "/openapi.json": ["get"],
         "/mcp": ["post"],
     }
@@ -185,6 +186,8 @@ def test_discovery_and_mcp_routes_are_documented_with_their_auth() -> None:
         DOCUMENT["paths"]["/v1/health"]["get"]["security"] == DOCUMENT["paths"]["/v1/health"]["head"]["security"] == []
     )
     assert DOCUMENT["paths"]["/openapi.json"]["get"]["security"] == []
+    assert DOCUMENT["paths"]["/v1/playground"]["get"]["security"] == []
+    assert list(DOCUMENT["paths"]["/v1/playground"]["get"]["responses"]["200"]["content"]) == ["text/html"]
     assert "security" not in DOCUMENT["paths"]["/mcp"]["post"]
 
 

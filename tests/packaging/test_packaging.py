@@ -52,7 +52,8 @@ for path in json.loads(sys.stdin.read()):
     finally:
         seconds[path] = time.perf_counter() - started
     if "statusCode" in response:
-        body = json.loads(response["body"] or "{}")  # an MCP notification's 202 has no body
+        json_body = "json" in response["headers"].get("Content-Type", "")  # not the playground's page, nor a 202
+        body = json.loads(response["body"]) if json_body else {}
         outcomes.append([path, response["statusCode"], str(body["error"]["code"]) if "error" in body else "ok"])
 loaded = sorted({m.__file__.split("/site-packages/")[0] for m in sys.modules.values() if getattr(m, "__file__", None)
                  and "/site-packages/" in m.__file__})
@@ -192,8 +193,11 @@ def test_each_built_function_holds_only_what_its_handler_imports(
     package = build_dir / logical_id
     files = sorted(path.relative_to(package).as_posix() for path in package.rglob("*") if path.is_file())
     shipped = [name for name in files if name.startswith("tokenizers/")]
-    files = [name for name in files if name not in shipped]
+    page = [name for name in files if name.startswith("playground/")]
+    files = [name for name in files if name not in shipped and name not in page]
     assert shipped == (sorted(f"tokenizers/{name}.json" for name in FAMILIES) if counts_tokens(logical_id) else [])
+    expected_page = sorted(f"playground/{path.name}" for path in (ROOT / "src" / "handlers" / "playground").iterdir())
+    assert page == (expected_page if logical_id == "DiscoveryFunction" else [])  # the page's source, served
     sources = [name for name in files if "/" not in name]
     assert all(name.endswith(".py") for name in sources)
     assert [name for name in files if "/" in name] == sorted(

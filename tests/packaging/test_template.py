@@ -43,10 +43,11 @@ def routes_of(logical_id: str) -> set[tuple[str, str, bool]]:
 def test_discovery_serves_its_routes_each_with_any_other_method() -> None:
     """API.md's four GET paths and ``/openapi.json``, plus each descriptor's own path: API Gateway
     sends a path matching a literal resource (the execute route's parents) there and never to the
-    ``{id}`` resource beside it. Health and the OpenAPI document need no key or signature."""
+    ``{id}`` resource beside it. Health, the OpenAPI document and the playground page need no key or
+    signature."""
     published = [f"/v1/tools/{tool.id}/versions/{tool.version}" for tool in TOOLS.values()]
     paths = {"/v1/tools": False, "/v1/tools/{id}/versions/{version}": False, "/v1/tokenizers": False,
-             "/v1/health": True, "/openapi.json": True}  # fmt: skip
+             "/v1/health": True, "/openapi.json": True, "/v1/playground": True}  # fmt: skip
     paths |= dict.fromkeys(published, False)
     expected = {(method, path, open_) for path, open_ in paths.items() for method in ("GET", "ANY")}
     assert routes_of("DiscoveryFunction") == expected
@@ -57,7 +58,7 @@ def test_mcp_is_one_post_route_behind_the_api_s_auth() -> None:
 
 
 @pytest.mark.parametrize("auth_mode", ["API_KEY", "IAM", "NONE"])
-def test_deployed_auth_opens_health_and_openapi_only(auth_mode: str) -> None:
+def test_deployed_auth_opens_health_openapi_and_the_playground_only(auth_mode: str) -> None:
     """As CloudFormation deploys the API: the open routes carry no key or authorizer in any mode;
     every other method of the API has the mode's own."""
     (api,) = [r for r in deployed(AuthMode=auth_mode)["Resources"].values() if r["Type"] == "AWS::ApiGateway::RestApi"]
@@ -69,7 +70,7 @@ def test_deployed_auth_opens_health_and_openapi_only(auth_mode: str) -> None:
     guarded, opened = security[auth_mode]
     for path, methods in api["Properties"]["Body"]["paths"].items():
         for method, operation in methods.items():
-            expected = opened if path in ("/v1/health", "/openapi.json") else guarded
+            expected = opened if path in ("/v1/health", "/openapi.json", "/v1/playground") else guarded
             assert (path, method, operation.get("security")) == (path, method, expected)
 
 

@@ -16,7 +16,7 @@ from texttools.registry import TOOL_IDS
 
 HANDLER = functions()["DiscoveryFunction"].load()
 NO_SUCH_ROUTE = "There is no such route; GET /v1/tools lists the tools and their routes."
-GET_PATHS = ["/v1/tools", "/v1/tokenizers", "/v1/health", "/openapi.json",
+GET_PATHS = ["/v1/tools", "/v1/tokenizers", "/v1/health", "/openapi.json", "/v1/playground",
              *(f"/v1/tools/{t}/versions/1.0.0" for t in TOOL_IDS)]  # fmt: skip
 
 
