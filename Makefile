@@ -22,7 +22,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export HOST_ARCH
 export CHECKOV := $(abspath $(SCAN_VENV))/bin/checkov
 
-.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean check-node check-chromium
+.PHONY: help install test test-fast lint typecheck validate scan unit fuzz mutate serve empty-local-bucket invoke backfill sample-documents build deploy remove-bucket openapi events bench bench-backfill clean check-node check-chromium
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -115,9 +115,13 @@ mutate: check-node $(MUTATE_STAMP) $(NODE_STAMP) ## Mutation testing of src/core
 	cd $(MUTATE_DIR) && env -u PYTHONPATH $(abspath $(MUTATE_VENV))/bin/mutmut run
 	cd $(MUTATE_DIR) && $(abspath $(MUTATE_VENV))/bin/mutmut results
 
-serve: $(STAMP) ## The API on :3000 and the S3 flow on :5000, no Docker (PORT=, AUTH_MODE=, LOG_LEVEL=, CHUNKS_FORMAT=)
-	python -m scripts.serve $(if $(PORT),--port $(PORT)) $(if $(AUTH_MODE),--auth-mode $(AUTH_MODE)) \
+serve: $(STAMP) ## The API on :3000 and the S3 flow on :5000, no Docker (PORT=, S3_PORT=, AUTH_MODE=, LOG_LEVEL=, CHUNKS_FORMAT=)
+	python -m scripts.serve $(if $(PORT),--port $(PORT)) $(if $(S3_PORT),--s3-port $(S3_PORT)) $(if $(AUTH_MODE),--auth-mode $(AUTH_MODE)) \
 		$(if $(LOG_LEVEL),--log-level $(LOG_LEVEL)) $(if $(CHUNKS_FORMAT),--chunks-format $(CHUNKS_FORMAT))
+
+# The bucket's objects outlive a restart of make serve (docs/local.md); this is the one way to drop them.
+empty-local-bucket: ## Delete every object make serve keeps in .local-bucket/ (stop make serve first)
+	rm -rf .local-bucket
 
 invoke: $(STAMP) ## In-process invoke: make invoke FN=DelimiterChunkFunction EVENT=events/DelimiterChunkFunction/success-example-1.json
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<FunctionLogicalId> EVENT=<event.json>" >&2; exit 2; }

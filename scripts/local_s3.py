@@ -4,7 +4,9 @@ reach the real chunking handler, as the deployed bucket's notifications do.
 The bucket, its trigger filter and the retry count are read from ``template.yaml``. S3 itself
 builds each event (URL-encoded key, size, ETag) and delivers it through an SQS queue that a thread
 drains into the chunker's worker process; an event that still fails after the retries goes to a
-local failure queue, as the deployed OnFailure destination does.
+local failure queue, as the deployed OnFailure destination does. Each object version written
+sends one event, named for how it was written (``ObjectCreated:Put``, ``:Post``, ``:Copy``,
+``:CompleteMultipartUpload``), as S3 sends it: see ``one_event_per_version``.
 """
 
 import json
@@ -12,12 +14,16 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import boto3
+from moto.s3.models import S3Backend
 from moto.server import ThreadedMotoServer
 
 from scripts.lambda_events import LOCAL_REGION
+from scripts.local_bucket_store import BucketStore
 from scripts.local_functions import FunctionWorker, InvocationError
 from scripts.s3_target import CHUNKS_FORMAT_TAG, CREDENTIALS
 from scripts.template import documents_bucket, functions, load_template, parameter_defaults
@@ -32,8 +38,47 @@ def free_port(host: str, preferred: int) -> int:
     raise OSError(f"no free port from {preferred}")
 
 
+_completing = threading.local()
+
+
+def one_event_per_version() -> None:
+    """moto stores a completed multipart upload with its ``put_object``, which sends
+    ``ObjectCreated:Put``, then sends ``ObjectCreated:CompleteMultipartUpload``: two events for one
+    object version, so every large upload was chunked twice. S3 sends the second only. Here the
+    inner ``put_object`` of a completion sends none (moto's copy already asks it for none).
+    Idempotent; moto's state is the process's, so this is too."""
+    if getattr(S3Backend.put_object, "one_event_per_version", False):
+        return
+    complete, put = S3Backend.complete_multipart_upload, S3Backend.put_object
+
+    def completing(self: S3Backend, *args: Any, **kwargs: Any) -> Any:
+        _completing.active = True
+        try:
+            return complete(self, *args, **kwargs)
+        finally:
+            _completing.active = False
+
+    def putting(self: S3Backend, *args: Any, **kwargs: Any) -> Any:
+        if getattr(_completing, "active", False):
+            kwargs["disable_notification"] = True
+        return put(self, *args, **kwargs)
+
+    marked: Callable[..., Any] = putting
+    marked.one_event_per_version = True  # type: ignore[attr-defined]
+    S3Backend.complete_multipart_upload = completing  # type: ignore[method-assign]
+    S3Backend.put_object = marked  # type: ignore[method-assign]
+
+
 class LocalS3Flow:
-    def __init__(self, host: str = "127.0.0.1", port: int = 5000, environment: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 5000,
+        environment: dict[str, str] | None = None,
+        keep_in: Path | None = None,
+    ) -> None:
+        """``keep_in``: the folder that keeps the bucket's objects across restarts (none: they live
+        as long as this flow)."""
         template = load_template()
         parameters = parameter_defaults(template)
         ((chunker, trigger),) = [
@@ -46,12 +91,21 @@ class LocalS3Flow:
         self.bucket = documents_bucket(template)
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log line per S3 or SQS call
+        one_event_per_version()
         self._server = ThreadedMotoServer(ip_address=host, port=free_port(host, port), verbose=False)
         self._server.start()
-        self.endpoint = "http://{}:{}".format(*self._server.get_host_and_port())
+        host, self.port = self._server.get_host_and_port()
+        self.endpoint = f"http://{host}:{self.port}"
         self.s3 = self.client("s3")
         self.sqs = self.client("sqs")
         self.s3.create_bucket(Bucket=self.bucket)
+        self.store = BucketStore(keep_in, self.bucket) if keep_in else None
+        # Before the notifications: a restored object sends no event, so it is not chunked again.
+        try:
+            self.restored = self.store.restore() if self.store else 0
+        except Exception:
+            self._server.stop()
+            raise
         self.s3.put_bucket_versioning(Bucket=self.bucket, VersioningConfiguration={"Status": "Enabled"})
         self.events_queue = self.sqs.create_queue(QueueName="document-events")["QueueUrl"]
         self.failure_queue = self.sqs.create_queue(QueueName="ChunkFailureQueue")["QueueUrl"]
@@ -77,6 +131,9 @@ class LocalS3Flow:
         self._stopping = threading.Event()
         self._poller = threading.Thread(target=self._deliver, daemon=True, name="s3-events")
         self._poller.start()
+        self._keeper = threading.Thread(target=self._keep, daemon=True, name="s3-keep")
+        if self.store:
+            self._keeper.start()
 
     def client(self, service: str) -> Any:
         return boto3.client(
@@ -102,6 +159,13 @@ class LocalS3Flow:
             # A reset of moto (its /moto-api/reset) forgets the bucket and its notifications too.
             print("S3 events: moto was reset, so documents are no longer chunked; restart make serve", flush=True)
 
+    def _keep(self) -> None:
+        """Writes the bucket to its folder each second it has changed, so that even a ``kill -9``
+        loses at most the last second."""
+        assert self.store is not None
+        while not self._stopping.wait(1):
+            self.store.save_if_changed()
+
     def _invoke_with_retries(self, event: dict[str, Any]) -> None:
         for attempt in range(1, self.attempts + 1):
             started = time.perf_counter()
@@ -123,3 +187,6 @@ class LocalS3Flow:
         self._poller.join(timeout=5)
         self.worker.stop()
         self._server.stop()
+        if self.store:
+            self._keeper.join(timeout=30)
+            self.store.save_if_changed()

@@ -393,6 +393,13 @@ TOKENIZER_LIST_SCHEMA: dict[str, Any] = {
                         "description": "huggingface: the ids its post-processor adds to a single sequence, "
                         "counted in max_tokens ([CLS] and [SEP]: 2).",
                     },
+                    "truncation_max_length": {
+                        "type": ["integer", "null"],
+                        "minimum": 1,
+                        "description": "huggingface: the max_length of the file's own truncation setting, or null "
+                        "when it has none. The tool ignores it; it is the length the file was published to cut "
+                        "at, often the model's limit: compare it with the model card's before choosing max_tokens.",
+                    },
                 },
             },
         }
@@ -403,7 +410,8 @@ TOKENIZER_LIST_EXAMPLE = {
         {"name": "cl100k_base", "kind": "tiktoken"},
         {"name": "o200k_base", "kind": "tiktoken"},
         {"name": "hf:bge-small-en-v1.5", "kind": "huggingface",
-         "sha256": "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66", "special_tokens": 2},
+         "sha256": "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66", "special_tokens": 2,
+         "truncation_max_length": 512},
     ]
 }  # fmt: skip
 """One deployed tokenizer beside the encodings (the project's own folder ships none)."""

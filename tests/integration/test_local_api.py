@@ -654,14 +654,16 @@ Serve = Callable[..., "subprocess.Popen[str]"]
 
 
 @pytest.fixture
-def serve() -> Iterator[Serve]:
+def serve(tmp_path: Path) -> Iterator[Serve]:
     """Starts the real entry point (``make serve``) with the given arguments in a process group of
-    its own (its moto too); whatever a test leaves running, after a failed assertion too, is killed."""
+    its own (its moto too); whatever a test leaves running, after a failed assertion too, is killed.
+    Its bucket is kept in the test's own folder unless the test names one, never in the checkout's."""
     started: list[subprocess.Popen[str]] = []
 
     def start(*args: str, stderr: int = subprocess.STDOUT) -> "subprocess.Popen[str]":
+        kept = () if "--keep-in" in args else ("--keep-in", str(tmp_path / f"kept-{len(started)}"))
         process = subprocess.Popen(
-            [sys.executable, "-m", "scripts.serve", *args],
+            [sys.executable, "-m", "scripts.serve", *args, *kept],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True,
             env={**os.environ, "PYTHONPATH": SCRIPTS_PYTHONPATH},
         )  # fmt: skip
@@ -699,7 +701,7 @@ def test_make_serve_starts_and_stops_cleanly_on_ctrl_c(serve: Serve) -> None:
     text = banner(process)
     assert f"API key:   {LOCAL_API_KEY}" in text
     assert "/docs" in text
-    assert "bucket text-tools-documents-" in text
+    assert "Bucket       text-tools-documents-" in text
     assert text.splitlines()[-2].startswith("Playground   http://127.0.0.1:")  # the last line: the page
     assert stopped_on_ctrl_c(process) == "stopped\n"  # nothing else: no worker's KeyboardInterrupt
 
@@ -748,7 +750,7 @@ def test_make_serve_chunks_a_20_mb_document_as_json_lines_when_asked(serve: Serv
     """``make serve CHUNKS_FORMAT=jsonl``: the S3 flow follows it (docs/local.md)."""
     process = serve("--port", "0", "--s3-port", "5200", "--chunks-format", "jsonl")
     text = banner(process)
-    assert "(ChunksFormat jsonl)" in text
+    assert "(ChunksFormat jsonl; CHUNKS_FORMAT= chooses)" in text
     assert "chunks/doc.md.jsonl" in text
     endpoint = text.split("S3 endpoint", 1)[1].split()[0]
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="local",
@@ -803,6 +805,11 @@ def test_the_readme_json_lines_lines_work_as_pasted(serve: Serve, tmp_path: Path
     assert (shown.returncode, shown.stderr) == (0, "")
     assert shown.stdout.startswith('{"source":{"bucket":"text-tools-documents-')
     assert '"key":"incoming/manual.md"' in shown.stdout
+    # issue 62: the metadata picks markdown-size-chunk at a token budget, as the prose says (a
+    # manual uploaded without it was cut into paragraphs, "parameters":{})
+    assert '"tool":{"id":"markdown-size-chunk",' in shown.stdout
+    assert '"parameters":{"max_tokens":512,"tokenizer":"cl100k_base"}' in shown.stdout
+    assert "chunks of at most 512 tokens" in " ".join(section.split("```sh", 1)[0].split())
     stopped_on_ctrl_c(process)
 
 

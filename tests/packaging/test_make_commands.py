@@ -7,9 +7,10 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.bench import RESULTS
+from scripts.serve import KEPT_BUCKET
 from scripts.template import ROOT
 
-SERVE_OPTIONS = ("AUTH_MODE", "LOG_LEVEL", "PORT", "CHUNKS_FORMAT")
+SERVE_OPTIONS = ("AUTH_MODE", "LOG_LEVEL", "PORT", "S3_PORT", "CHUNKS_FORMAT")
 
 
 def dry_run(*arguments: str) -> str:
@@ -21,10 +22,18 @@ def dry_run(*arguments: str) -> str:
 
 
 def test_make_serve_passes_its_options_on() -> None:
-    command = dry_run("serve", "AUTH_MODE=NONE", "LOG_LEVEL=INFO", "PORT=3001", "CHUNKS_FORMAT=jsonl")
+    command = dry_run("serve", "AUTH_MODE=NONE", "LOG_LEVEL=INFO", "PORT=3001", "S3_PORT=5001", "CHUNKS_FORMAT=jsonl")
     (line,) = [line for line in command.splitlines() if "scripts.serve" in line]
-    assert line.split() == ["python", "-m", "scripts.serve", "--port", "3001", "--auth-mode", "NONE",
-                            "--log-level", "INFO", "--chunks-format", "jsonl"]  # fmt: skip
+    assert line.split() == ["python", "-m", "scripts.serve", "--port", "3001", "--s3-port", "5001", "--auth-mode",
+                            "NONE", "--log-level", "INFO", "--chunks-format", "jsonl"]  # fmt: skip
+
+
+def test_make_empty_local_bucket_removes_the_folder_make_serve_keeps_its_bucket_in() -> None:
+    (line,) = dry_run("empty-local-bucket").splitlines()
+    assert line.split() == ["rm", "-rf", KEPT_BUCKET.name]
+    assert KEPT_BUCKET.parent == ROOT
+    ignored = subprocess.run(["git", "check-ignore", "-q", f"{KEPT_BUCKET.name}/x"], cwd=ROOT, check=False)
+    assert ignored.returncode == 0  # git ignores it: the user's documents are never committed
 
 
 def test_make_serve_without_options_takes_the_defaults() -> None:

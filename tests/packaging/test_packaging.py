@@ -225,7 +225,7 @@ def test_the_layer_records_each_deployed_tokenizer_and_the_token_functions_ship_
     recorded = json.loads((build_dir / "CoreLayer" / "python" / "texttools" / "deployed_tokenizers.json").read_text())
     assert recorded == {"tokenizers": [
         {"name": name, "sha256": hashlib.sha256((trained_tokenizers / f"{name}.json").read_bytes()).hexdigest(),
-         "special_tokens": SPECIAL_TOKENS[name]} for name in sorted(FAMILIES)
+         "special_tokens": SPECIAL_TOKENS[name], "truncation_max_length": 16} for name in sorted(FAMILIES)
     ]}  # fmt: skip
     shipping = sorted(logical_id for logical_id in functions() if (build_dir / logical_id / "tokenizers").is_dir())
     assert shipping == sorted(logical_id for logical_id in functions() if counts_tokens(logical_id))

@@ -332,18 +332,34 @@ def test_body_no_valid_request_could_need_is_refused_before_parsing() -> None:
 def test_a_body_in_another_unicode_encoding_is_refused_saying_where(codec: str, message: str) -> None:
     with pytest.raises(InvalidInput) as raised:
         PARAGRAPHS_SPLIT_TOOL.execute('{"text": "a"}'.encode(codec))
-    assert raised.value.message == f"The request body is {message}."
+    shape = MUST_BE if "JSON" in message else "."  # not UTF-8: the fix is the encoding, not the shape
+    assert raised.value.message == f"The request body is {message}{shape}"
+
+
+MUST_BE = (
+    ": it must be this tool's input object, a JSON object with the required field text, such as "
+    '{"text":"aaa\\nbbb\\n\\nccc\\nddd\\n"}.'
+)
+"""What a body that is not JSON, or not an object, is told it must be (issue 62): text-paragraphs-split's
+required field and its descriptor's shortest example, on one line."""
 
 
 @pytest.mark.parametrize(
     ("body", "where"),
     [('{"text": "a",}', "line 1, column 13"), ('{\n  "text": "a"\n  "x": 1}', "line 3, column 3"),
-     ("", "line 1, column 1"), ('{"text": "secret', "line 1, column 10")],
+     ("# Notes\n\nraw Markdown", "line 1, column 1"), ('{"text": "secret', "line 1, column 10")],
 )  # fmt: skip
-def test_invalid_json_says_the_line_and_column_and_never_the_text(body: str, where: str) -> None:
+def test_invalid_json_says_the_line_and_column_and_what_the_body_must_be_never_the_text(body: str, where: str) -> None:
     with pytest.raises(InvalidInput) as raised:
         PARAGRAPHS_SPLIT_TOOL.execute(body.encode())
-    assert raised.value.message == f"The request body is not valid JSON (at {where})."
+    assert raised.value.message == f"The request body is not valid JSON (at {where}){MUST_BE}"
+
+
+@pytest.mark.parametrize("body", ["", " \n", "\ufeff"])
+def test_an_empty_body_says_so_and_what_the_body_must_be(body: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        PARAGRAPHS_SPLIT_TOOL.execute(body.encode())
+    assert raised.value.message == f"The request body is empty{MUST_BE}"
 
 
 @pytest.mark.parametrize(
@@ -359,9 +375,10 @@ def test_json_python_reads_but_api_md_refuses_says_why(body: str, problem: str) 
 
 
 @pytest.mark.parametrize("body", ["[]", '"text"', "1", "null"])
-def test_a_body_that_is_not_an_object_says_so(body: str) -> None:
-    with pytest.raises(InvalidInput, match=r"^The request body must be a JSON object\.$") as raised:
+def test_a_body_that_is_not_an_object_says_what_it_must_be(body: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
         PARAGRAPHS_SPLIT_TOOL.execute(body.encode())
+    assert raised.value.message == f"The request body must be{MUST_BE[len(': it must be') :]}"
     assert raised.value.details == []
 
 

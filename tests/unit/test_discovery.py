@@ -9,8 +9,9 @@ import pytest
 
 from scripts.lambda_events import api_event
 from scripts.template import ROOT, functions
-from tests.conftest import SEEDS, descriptor, invoke
+from tests.conftest import SEEDS, descriptor, forget_deployed_tokenizers, invoke
 from tests.hf_tokenizers import FAMILIES, SPECIAL_TOKENS
+from texttools import hf_tokens
 from texttools.registry import TOOL_IDS
 
 HANDLER = functions()["DiscoveryFunction"].load()
@@ -93,9 +94,30 @@ def test_the_deployed_tokenizers_follow_the_encodings_with_their_sha256_and_spec
     assert listed[2:] == [
         {"name": f"hf:{name}", "kind": "huggingface",
          "sha256": hashlib.sha256((deployed_tokenizers / f"{name}.json").read_bytes()).hexdigest(),
-         "special_tokens": SPECIAL_TOKENS[name]}
+         "special_tokens": SPECIAL_TOKENS[name], "truncation_max_length": 16}  # the files' own setting
         for name in sorted(FAMILIES)
     ]  # fmt: skip
+
+
+def test_each_deployed_tokenizer_lists_its_file_s_own_truncation_length_or_null(
+    trained_tokenizers: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 62: all-MiniLM-L6-v2's tokenizer.json cuts at 128 while its model is listed among the
+    512-token ones; the listing shows a deployer the file's own length (API.md), null for none."""
+    published = json.loads((trained_tokenizers / "wordpiece.json").read_text(encoding="utf-8"))
+    for name, truncation in [("cut-at-128", {**published["truncation"], "max_length": 128}), ("uncut", None)]:
+        (tmp_path / f"{name}.json").write_text(json.dumps({**published, "truncation": truncation}), encoding="utf-8")
+    monkeypatch.setenv(hf_tokens.FOLDER_VARIABLE, str(tmp_path))
+    forget_deployed_tokenizers()
+    try:
+        listed = json.loads(get("/v1/tokenizers")["body"])["tokenizers"]
+    finally:
+        monkeypatch.undo()
+        forget_deployed_tokenizers()
+    assert [(entry["name"], entry["truncation_max_length"]) for entry in listed[2:]] == [
+        ("hf:cut-at-128", 128), ("hf:uncut", None),
+    ]  # fmt: skip
+    assert {entry["special_tokens"] for entry in listed[2:]} == {SPECIAL_TOKENS["wordpiece"]}  # counts unchanged
 
 
 def test_health_answers_ok() -> None:

@@ -17,8 +17,8 @@ import pytest
 
 from benchmarks.markdown_comparison import table
 from scripts.template import ROOT
-from texttools.catalog import SERVICE_NAME, SERVICE_VERSION
-from texttools.documents import Defaults, Source, chunk_document, document_lines
+from texttools.catalog import SERVICE_NAME, SERVICE_VERSION, TokenizerEntry
+from texttools.documents import JSON, Defaults, Source, chunk_document, document_lines, oversize
 from texttools.errors import ERROR_TABLE, REQUEST_REJECTED
 from texttools.graphemes import cluster_starts
 from texttools.registry import TOOL_IDS, tool
@@ -259,3 +259,36 @@ def test_the_readmes_count_limits_are_the_descriptors() -> None:
     counted = ("max_chunks", "max_paragraphs", "max_sections")
     limits = [tool(tool_id).descriptor.data["limits"] for tool_id in TOOL_IDS]
     assert shown == {value for each in limits for name, value in each.items() if name in counted}
+
+
+def test_local_md_says_what_a_deploy_parameter_in_a_refusal_is_under_make_serve() -> None:
+    """issue 62: ``make serve`` refuses a large document in json with "deploy with
+    ChunksFormat=jsonl"; docs/local.md gives the variable that is locally, one ``make serve`` takes."""
+    refusal = oversize(1 << 30, JSON, 1 << 31)
+    assert refusal is not None
+    named = re.findall(r"deploy with (\w+)=(\w+)", str(refusal))
+    assert named == [("ChunksFormat", "jsonl")]
+    local = " ".join((ROOT / "docs" / "local.md").read_text(encoding="utf-8").split())
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for parameter, value in named:
+        variable = re.sub(r"(?<!^)(?=[A-Z])", "_", parameter).upper()  # ChunksFormat: CHUNKS_FORMAT
+        assert f"`{parameter}={value}` is `{variable}={value}`" in local
+        assert f"$(if $({variable})," in makefile.split("\nserve:", 1)[1].split("\n\n", 1)[0]
+
+
+def test_the_tokenizers_readme_shows_every_field_a_deployed_tokenizer_is_listed_with() -> None:
+    """issue 62: ``truncation_max_length`` (API.md) is in the listing the deployer is shown, and the
+    step that says to check it."""
+    page = (ROOT / "tokenizers" / "README.md").read_text(encoding="utf-8")
+    shown = json.loads(page.split("```json\n", 1)[1].split("```", 1)[0].replace("…", ""))["tokenizers"][-1]
+    assert set(shown) == set(TokenizerEntry.__annotations__)
+    assert "`truncation_max_length`" in page.split("## Add one", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_size_docs_list_all_minilm_l6_v2_by_its_file_s_length_not_among_the_512_token_models() -> None:
+    page = (ROOT / "docs" / "size-chunking.md").read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| ") and "`[CLS] $A [SEP]`" in line]
+    (minilm,) = [row for row in rows if "all-MiniLM-L6-v2" in row]
+    assert "truncates at 128" in minilm
+    assert "`truncation_max_length`" in minilm
+    assert all("512 tokens" not in row for row in rows if row is minilm)

@@ -11,7 +11,7 @@ from .descriptor import SEEDS, Descriptor, descriptor_ids, load_descriptor
 from .errors import NotFound
 
 SERVICE_NAME: Final = "text-tools"
-SERVICE_VERSION: Final = "1.4.0"
+SERVICE_VERSION: Final = "1.5.0"
 """The release of the API as a whole (CHANGELOG.md): the OpenAPI document's and MCP's server version."""
 LISTED_FIELDS = ("id", "version", "description", "supported_operations", "unsupported_operations", "execute_url")
 """The descriptor's values that each entry of ``GET /v1/tools`` copies, in this order."""
@@ -53,12 +53,14 @@ class TokenizerEntry(TypedDict, total=False):
     kind: str
     sha256: str
     special_tokens: int
+    truncation_max_length: int | None
 
 
 def tokenizer_list() -> dict[str, list[TokenizerEntry]]:
     """The answer of ``GET /v1/tokenizers``: the encodings that ``max_tokens`` can count with, then
     each deployed Hugging Face tokenizer by the name a request gives it (``hf:<name>``), with its
-    file's SHA-256 and the special tokens it adds to a single sequence (API.md). Imported here: the
+    file's SHA-256, the special tokens it adds to a single sequence and the ``max_length`` of its
+    own truncation setting, or ``None`` (API.md). Imported here: the
     other discovery routes' cold start does not pay for it."""
     from .hf_tokens import PREFIX, deployed  # noqa: PLC0415
     from .tokens import TABLES  # noqa: PLC0415
@@ -66,7 +68,7 @@ def tokenizer_list() -> dict[str, list[TokenizerEntry]]:
     encodings: list[TokenizerEntry] = [{"name": name, "kind": "tiktoken"} for name in TABLES]
     files: list[TokenizerEntry] = [
         {"name": f"{PREFIX}{name}", "kind": "huggingface", "sha256": entry["sha256"],
-         "special_tokens": entry["special_tokens"]}
+         "special_tokens": entry["special_tokens"], "truncation_max_length": entry["truncation_max_length"]}
         for name, entry in sorted(deployed().items())
     ]  # fmt: skip
     return {"tokenizers": encodings + files}

@@ -25,6 +25,11 @@ class _NotJSONNumber(ValueError):
     pass
 
 
+class NotJSON(InvalidInput):
+    """A body that is not JSON at all (empty, or a syntax error): its caller may say what the body
+    must be, which it alone knows (a tool's input object, a JSON-RPC message)."""
+
+
 def _no_constants(_: str) -> NoReturn:
     raise _NotJSONNumber
 
@@ -38,11 +43,14 @@ def decode_json(body: str | bytes) -> Any:
             body = body.decode("utf-8")
         except UnicodeDecodeError as error:
             raise InvalidInput(f"The request body is not valid UTF-8 (at byte {error.start}).") from None
+    text = body.removeprefix(BOM)
+    if not text.strip():
+        raise NotJSON("The request body is empty.")
     try:
-        return json.loads(body.removeprefix(BOM), parse_constant=_no_constants)
+        return json.loads(text, parse_constant=_no_constants)
     except json.JSONDecodeError as error:
         where = f"line {error.lineno}, column {error.colno}"
-        raise InvalidInput(f"The request body is not valid JSON (at {where}).") from None
+        raise NotJSON(f"The request body is not valid JSON (at {where}).") from None
     except _NotJSONNumber:
         raise InvalidInput("The request body is not valid JSON: NaN and Infinity are not JSON numbers.") from None
     except RecursionError:

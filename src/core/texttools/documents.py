@@ -7,6 +7,7 @@ for documents of any size (API.md, "Documents of any size").
 """
 
 import io
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -248,17 +249,21 @@ def tool_and_parameters(
     try:
         params = chosen.checked(validate(fields, given))
     except ToolError as error:
-        faults = [at_fault(problem, origin.get(problem["field"])) for problem in error.details]
+        faults = [at_fault(problem, origin.get(problem["field"]), keys) for problem in error.details]
         raise settings_error(type(error), faults) from None
     return chosen, given, params
 
 
-def at_fault(problem: Problem, origin: str | None) -> Problem:
-    """A field's problem as the metadata key (or ``DefaultParameters``) that gave the field."""
+def at_fault(problem: Problem, origin: str | None, keys: Mapping[str, str]) -> Problem:
+    """A field's problem as the metadata key (or ``DefaultParameters``) that gave the field; in
+    metadata, the fields its problem names (``give max_chars, max_tokens or both``) are named by
+    their metadata keys (``keys``: key to field) too, as the user writes them there."""
     name = problem["field"]
     if origin == DEFAULT_PARAMETERS:
         return {"field": DEFAULT_PARAMETERS, "problem": f"{name} {problem['problem']}"}
-    return {"field": origin or name.replace("_", "-"), "problem": problem["problem"]}
+    spelled = {field: key for key, field in keys.items() if key != field}
+    told = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda named: spelled.get(named[0], named[0]), problem["problem"])
+    return {"field": origin or name.replace("_", "-"), "problem": told}
 
 
 def chosen_tool(tool_id: object) -> Tool:

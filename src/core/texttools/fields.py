@@ -7,8 +7,10 @@ refuse alike). What the schema cannot say comes from the tool module: which limi
 string in UTF-8 bytes, and the default of an optional field.
 """
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from itertools import islice
 from typing import Any, Final
 
 from .descriptor import Descriptor
@@ -19,7 +21,23 @@ REQUIRED: Final = object()
 MAX_PROBLEMS = 20
 """At most this many ``details``: a body with 10 000 unknown keys must not get a 600 KB answer."""
 FIELD_NAME_SHOWN = 64
-"""An unknown key is echoed cut to this many characters: it tells the caller which key is wrong."""
+"""An unknown key is echoed only when it is this short and made of letters, digits, ``_``, ``-`` and
+``.`` (``SHOWN_KEY``): it tells the caller which key is wrong, and is never other user text."""
+SHOWN_KEY: Final = re.compile(rf"[A-Za-z0-9_.-]{{1,{FIELD_NAME_SHOWN}}}")
+UNSHOWN_KEY: Final = "(a key that cannot be shown)"
+"""The ``field`` of an unknown key that is not short and safe enough to echo."""
+OTHER_CHUNKERS_NAMES: Final = {
+    "chunk_size": "max_chars",
+    "chunk_overlap": "overlap_chars",
+    "separators": "delimiter",
+    "separator": "delimiter",
+    "sep": "delimiter",
+}
+"""Other chunkers' names (LangChain's, LlamaIndex's) for our fields: suggested where the tool has
+the field. A name close to one of ours (``max_token``, ``maxChars``, ``overlap``) is found by
+``difflib``."""
+CLOSE_ENOUGH: Final = 0.6
+"""``difflib``'s similarity from which a field is suggested (``overlap`` and ``overlap_chars``: 0.7)."""
 MAX_SAFE_INTEGER: Final = 9_007_199_254_740_991
 """JSON's largest exactly representable integer (the schemas' bound for counts without a limit)."""
 
@@ -27,7 +45,9 @@ MAX_SAFE_INTEGER: Final = 9_007_199_254_740_991
 class InputField:
     """One field of a tool's input object: JSON string or integer, and its bounds."""
 
-    __slots__ = ("choices", "default", "kind", "max_bytes", "maximum", "min_length", "minimum", "name", "pattern")
+    __slots__ = (
+        "choices", "default", "form", "kind", "max_bytes", "maximum", "min_length", "minimum", "name", "pattern",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -41,6 +61,7 @@ class InputField:
         max_bytes: int | None = None,
         choices: tuple[str, ...] | None = None,
         pattern: str | None = None,
+        form: Callable[[str], str] | None = None,
     ) -> None:
         self.name, self.kind, self.default = name, kind, default
         self.min_length, self.minimum, self.maximum, self.max_bytes = min_length, minimum, maximum, max_bytes
@@ -48,12 +69,16 @@ class InputField:
         """A string field's allowed values (the schema's ``enum``), or ``None``: any string."""
         self.pattern = re.compile(pattern) if pattern is not None else None
         """A string field's form (the schema's ``pattern``, anchored at both ends), or ``None``."""
+        if pattern is not None and form is None:
+            raise ValueError(f"{name} has a pattern: give its form in words, never shown as a regex")
+        self.form = form
+        """What a string that fails ``pattern`` is told, in words (it may suggest the value meant)."""
 
     def with_maximum(self, maximum: int) -> "InputField":
         """The same field with another upper bound (the document flows lift a count's limit)."""
         return InputField(self.name, self.kind, default=self.default, min_length=self.min_length, minimum=self.minimum,
                           maximum=maximum, max_bytes=self.max_bytes, choices=self.choices,
-                          pattern=self.pattern.pattern if self.pattern else None)  # fmt: skip
+                          pattern=self.pattern.pattern if self.pattern else None, form=self.form)  # fmt: skip
 
     def problem(self, value: object) -> str | None:
         """What is wrong with a value given for this field, if anything (the byte limit aside)."""
@@ -72,8 +97,8 @@ class InputField:
             return "must be a string"
         if self.choices is not None and value not in self.choices:
             return f"must be one of {', '.join(self.choices)}"
-        if self.pattern is not None and not _matches(self.pattern, value):
-            return f"must match {self.pattern.pattern}"
+        if self.pattern is not None and self.form is not None and not _matches(self.pattern, value):
+            return self.form(value)
         return "must not be empty" if len(value) < self.min_length else None
 
 
@@ -81,12 +106,16 @@ KINDS: Final = {"string": str, "integer": int}
 
 
 def input_fields(
-    descriptor: Descriptor, byte_limits: Mapping[str, str], defaults: Mapping[str, Any] | None = None
+    descriptor: Descriptor,
+    byte_limits: Mapping[str, str],
+    defaults: Mapping[str, Any] | None = None,
+    forms: Mapping[str, Callable[[str], str]] | None = None,
 ) -> tuple[InputField, ...]:
     """The fields of ``descriptor``'s input schema, in its order.
 
     ``byte_limits`` names, for each string field, the descriptor limit that bounds its UTF-8 size;
-    ``defaults`` gives each optional field's value when omitted. A string's ``maxLength`` (code
+    ``defaults`` gives each optional field's value when omitted; ``forms``, for each field with a
+    ``pattern``, the problem a value that fails it gets, in words. A string's ``maxLength`` (code
     points) is not checked: its byte limit is the stricter rule, and API.md makes that a 413.
     """
     schema = descriptor.input_schema
@@ -103,18 +132,17 @@ def input_fields(
                 max_bytes=descriptor.limits[byte_limits[name]] if name in byte_limits else None,
                 choices=tuple(spec["enum"]) if "enum" in spec else None,
                 pattern=spec.get("pattern"),
+                form=(forms or {}).get(name),
             )
         )
     return tuple(fields)
 
 
-def validate(fields: tuple[InputField, ...], data: object) -> dict[str, Any]:
+def validate(fields: tuple[InputField, ...], data: Mapping[str, Any]) -> dict[str, Any]:
     """The input object with defaults filled in, or ``InvalidInput`` (400) / ``InputTooLarge`` (413).
 
     Problems are listed in field order, then unknown keys, as a caller reads the schema.
     """
-    if not isinstance(data, dict):
-        raise InvalidInput("The request body must be a JSON object.")
     values: dict[str, Any] = {}
     problems: list[Problem] = []
     for field in fields:
@@ -128,11 +156,12 @@ def validate(fields: tuple[InputField, ...], data: object) -> dict[str, Any]:
         if (problem := field.problem(value)) is not None:
             problems.append({"field": field.name, "problem": problem})
         values[field.name] = value
-    known = {field.name for field in fields}
-    unknown = (key for key in data if key not in known)
-    problems += [{"field": _shown(key), "problem": "is not a field of this tool"} for key in unknown]
+    known = [field.name for field in fields]
+    unknown = islice((key for key in data if key not in known), max(0, MAX_PROBLEMS - len(problems)))
+    problems += [unknown_key(key, known) for key in unknown]
     if problems:
-        raise InvalidInput("The request does not match this tool's input schema.", problems[:MAX_PROBLEMS])
+        listed = problems[:MAX_PROBLEMS]
+        raise InvalidInput(first_problem("The request does not match this tool's input schema", listed), listed)
     for field in fields:
         if field.max_bytes is not None and utf8_length(field.name, values[field.name]) > field.max_bytes:
             raise InputTooLarge(
@@ -166,5 +195,33 @@ def _matches(pattern: "re.Pattern[str]", value: str) -> bool:
     return found is not None and (found.end() == len(value) or not pattern.pattern.endswith("$"))
 
 
-def _shown(key: str) -> str:
-    return key[:FIELD_NAME_SHOWN].encode("utf-8", "replace").decode()  # a key may hold a lone surrogate
+def first_problem(refusal: str, problems: list[Problem]) -> str:
+    """A validation failure's message: what failed, and its first problem (the rest are in
+    ``details``), so that a caller who reads only the message still reads the fix."""
+    first = problems[0]
+    more = f" (and {len(problems) - 1} more in details)" if len(problems) > 1 else ""
+    end = "" if first["problem"].endswith("?") and not more else "."
+    return f"{refusal}: {first['field']} {first['problem']}{more}{end}"
+
+
+def unknown_key(key: str, known: Iterable[str]) -> Problem:
+    """An unknown key's problem: the key itself only when short and safe, and the field of ours it
+    probably meant, if any."""
+    shown = key if SHOWN_KEY.fullmatch(key) else UNSHOWN_KEY
+    meant = suggested(key, known)
+    return {"field": shown, "problem": "is not a field of this tool" + (f"; did you mean {meant}?" if meant else "")}
+
+
+def suggested(key: str, known: Iterable[str]) -> str | None:
+    """The field of ours ``key`` probably meant: the same name in snake case, another chunker's name
+    for it, or the closest name (``difflib``); ``None`` when none is close. Bounded: the key is cut
+    to ``FIELD_NAME_SHOWN`` characters first."""
+    names = list(known)
+    normal = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key[:FIELD_NAME_SHOWN]).lower().replace("-", "_").strip()
+    normal = re.sub(r"[\s_]+", "_", normal)
+    if normal in names:
+        return normal
+    if OTHER_CHUNKERS_NAMES.get(normal) in names:
+        return OTHER_CHUNKERS_NAMES[normal]
+    close = difflib.get_close_matches(normal, names, n=1, cutoff=CLOSE_ENOUGH)
+    return close[0] if close else None

@@ -50,6 +50,9 @@ class Deployed(TypedDict):
     sha256: str
     special_tokens: int
     """How many ids the post-processor adds to a single sequence ([CLS] and [SEP]: 2)."""
+    truncation_max_length: int | None
+    """The ``max_length`` of the file's own truncation setting (``None``: it has none): ignored by
+    the counts, listed because it is often the model's limit and may disagree with its card."""
 
 
 def folder() -> Path:
@@ -98,9 +101,16 @@ def load_file(path: Path) -> Loaded:
 
 
 def describe(path: Path) -> Deployed:
-    """A tokenizer file's entry: its name, SHA-256 and special tokens (loading it)."""
+    """A tokenizer file's entry: its name, SHA-256, special tokens (loading it) and the length its
+    own truncation setting cuts at (read from the file as published, before the load turns it off)."""
     loaded = load_file(path)
-    return {"name": path.stem, "sha256": loaded.sha256, "special_tokens": special_tokens(loaded.tokenizer)}
+    truncation = json.loads(path.read_bytes()).get("truncation")
+    return {
+        "name": path.stem,
+        "sha256": loaded.sha256,
+        "special_tokens": special_tokens(loaded.tokenizer),
+        "truncation_max_length": truncation.get("max_length") if isinstance(truncation, dict) else None,
+    }
 
 
 def special_tokens(tokenizer: "Tokenizer") -> int:

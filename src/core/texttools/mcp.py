@@ -205,7 +205,7 @@ def call_tool(params: Mapping[str, Any]) -> Result:
     arguments = params.get("arguments")
     tool = tools()[name]
     try:
-        output = tool.run(tool.parse({} if arguments is None else arguments))
+        output = tool.run(tool.parse({} if arguments is None else arguments, "The arguments"))
         body = tool.encode(output)
     except ToolError as raised:
         error = tool.pointing_to_documents(raised)  # as the REST route says it

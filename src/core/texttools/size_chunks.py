@@ -21,6 +21,7 @@ A chunker that ranks other kinds of ends (the Markdown size tool's, in its modul
 search), ``_ends_by_kind`` (the kinds, best first) and ``next_start``.
 """
 
+import difflib
 import re
 from array import array
 from bisect import bisect_right
@@ -150,7 +151,9 @@ def size_rules(params: Params) -> list[Problem]:
     """What a size tool's input schema cannot say: which sizes a request gives and how they relate."""
     problems: list[Problem] = []
     if params["max_chars"] is None and params["max_tokens"] is None:
-        problems.append({"field": "max_chars", "problem": "is required unless max_tokens is given"})
+        problems.append(
+            {"field": "max_chars", "problem": "is missing, and so is max_tokens: give max_chars, max_tokens or both"}
+        )
         return problems
     max_chars = _max_chars(params)
     if params["overlap_chars"] >= max_chars:
@@ -160,11 +163,44 @@ def size_rules(params: Params) -> list[Problem]:
     if params["tokenizer"] is not None and params["max_tokens"] is None:
         problems.append({"field": "tokenizer", "problem": "is allowed only with max_tokens"})
     elif params["tokenizer"] is not None and not _shipped(params["tokenizer"]):
-        *names, last = [*TABLES, *(f"{PREFIX}{name}" for name in deployed())]
+        *names, last = tokenizer_names()
         problems.append(
-            {"field": "tokenizer", "problem": f"is not a tokenizer of this deployment: {', '.join(names)} or {last}"}
+            {
+                "field": "tokenizer",
+                "problem": f"is not a tokenizer of this deployment: {', '.join(names)} or {last}"
+                + meant_tokenizer(params["tokenizer"]),
+            }
         )
     return problems
+
+
+def tokenizer_names() -> list[str]:
+    """The ``tokenizer`` values this deployment takes: the encodings, then ``hf:<name>`` of each file."""
+    return [*TABLES, *(f"{PREFIX}{name}" for name in deployed())]
+
+
+def tokenizer_form(value: str) -> str:
+    """The problem of a ``tokenizer`` value that is no tokenizer's form (the schema's pattern), in
+    words: a deployed file's name without ``hf:`` is the usual slip."""
+    return f"must be {', '.join(TABLES)} or hf:<name> (GET /v1/tokenizers lists them)" + meant_tokenizer(value)
+
+
+def meant_tokenizer(value: str) -> str:
+    """``; did you mean hf:<name>?`` naming the tokenizer of this deployment ``value`` probably
+    meant (itself with ``hf:``, or the closest name), or nothing. Only our names are told, never
+    the value; it is cut first, so a long one costs no more than a short one."""
+    names = tokenizer_names()
+    cut = value[: max(map(len, names))]
+    meant = (
+        f"{PREFIX}{cut}"
+        if f"{PREFIX}{cut}" in names
+        else next(iter(difflib.get_close_matches(cut, names, n=1, cutoff=0.6)), None)
+    )
+    return f"; did you mean {meant}?" if meant else ""
+
+
+SIZE_FORMS: Final = {"tokenizer": tokenizer_form}
+"""The size tools' fields with a pattern, and what a value that fails it is told (``InputField.form``)."""
 
 
 def _shipped(tokenizer: str) -> bool:

@@ -5,10 +5,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .codec import decode_json, encode_json
+from .codec import NotJSON, decode_json, encode_json
 from .descriptor import Descriptor
 from .errors import InputTooLarge, InvalidInput, OutputTooLarge, Problem, ToolError, TooManyChunks
-from .fields import InputField, validate
+from .fields import InputField, first_problem, validate
 from .streaming import Stream
 
 Params = dict[str, Any]
@@ -21,6 +21,17 @@ ANY_SIZE: Final = "The S3 document flow (ChunksFormat jsonl) chunks documents of
 
 def no_rules(_: "Params") -> list[Problem]:
     return []
+
+
+def input_object(descriptor: Descriptor) -> str:
+    """``this tool's input object, a JSON object with the required fields text and delimiter, such
+    as {"text":"1,2,,3,","delimiter":","}``: the shortest of the descriptor's example inputs (an
+    ASCII one if any)."""
+    *names, last = descriptor.input_schema["required"]
+    required = f"fields {', '.join(names)} and {last}" if names else f"field {last}"
+    examples = (encode_json(example["input"]).decode() for example in descriptor.data["examples"])
+    shortest = min(examples, key=lambda example: (not example.isascii(), len(example)))  # one a terminal shows
+    return f"this tool's input object, a JSON object with the required {required}, such as {shortest}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +62,9 @@ class Tool:
     with every byte escaped as ``\\u00XX`` no valid request reaches it."""
     document_fields: tuple[InputField, ...] = field(init=False)
     """The parameters (every field but ``text``) as the document flows validate them."""
+    input_object: str = field(init=False)
+    """What a request body must be, in words and by the descriptor's shortest example: told to a
+    caller whose body is not JSON or not an object."""
 
     def __post_init__(self) -> None:  # a frozen dataclass's derived fields are set this way
         largest = JSON_ESCAPE_GROWTH * sum(self.byte_limits.values()) + BODY_SLACK_BYTES
@@ -61,6 +75,7 @@ class Tool:
             if each.name != "text"
         )
         object.__setattr__(self, "document_fields", tuple(parameters))
+        object.__setattr__(self, "input_object", input_object(self.descriptor))
 
     @property
     def id(self) -> str:
@@ -92,8 +107,11 @@ class Tool:
         since S3 metadata keys are conventionally hyphenated (API.md)."""
         return {field.name.replace("_", "-"): field.name for field in self.fields if field.name != "text"}
 
-    def parse(self, data: object) -> Params:
-        """Validate decoded JSON (or the S3 flow's parameters) into the tool's input."""
+    def parse(self, data: object, called: str = "The request body") -> Params:
+        """Validate decoded JSON (or the S3 flow's parameters) into the tool's input; ``called``:
+        what the caller sent it as, named when it is not an object (MCP's ``arguments``)."""
+        if not isinstance(data, dict):
+            raise InvalidInput(f"{called} must be {self.input_object}.")
         return self.checked(validate(self.fields, data))
 
     def parse_parameters(self, data: Mapping[str, object]) -> Params:
@@ -103,7 +121,7 @@ class Tool:
     def checked(self, params: Params) -> Params:
         """``params`` (valid for the schema) if they keep the tool's ``rules``, else ``InvalidInput``."""
         if problems := self.rules(params):
-            raise InvalidInput("The request's fields do not fit together.", problems)
+            raise InvalidInput(first_problem("The request's fields do not fit together", problems), problems)
         return params
 
     def encode(self, result: Mapping[str, Any]) -> bytes:
@@ -135,4 +153,8 @@ class Tool:
         """
         if len(body) > self.max_body_bytes:
             raise InputTooLarge("The request body is larger than any valid request for this tool.")
-        return self.encode(self.run(self.parse(decode_json(body))))
+        try:
+            data = decode_json(body)
+        except NotJSON as error:
+            raise InvalidInput(f"{error.message.removesuffix('.')}: it must be {self.input_object}.") from None
+        return self.encode(self.run(self.parse(data)))

@@ -34,6 +34,7 @@ from ..markdown import (
 )
 from ..size_chunks import (
     SIZE_DEFAULTS,
+    SIZE_FORMS,
     WHITESPACE,
     Chunker,
     LineEnds,
@@ -443,6 +444,7 @@ TOOL = Tool(
         DESCRIPTOR,
         {"text": "max_input_bytes"},
         {**SIZE_DEFAULTS, "max_level": DEEPEST},
+        SIZE_FORMS,
     ),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),

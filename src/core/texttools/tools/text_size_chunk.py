@@ -14,6 +14,7 @@ from ..fields import input_fields
 from ..lines import ORIGIN
 from ..size_chunks import (
     SIZE_DEFAULTS,
+    SIZE_FORMS,
     Chunker,
     Settings,
     SizedChunk,
@@ -93,6 +94,7 @@ TOOL = Tool(
         DESCRIPTOR,
         {"text": "max_input_bytes"},
         SIZE_DEFAULTS,
+        SIZE_FORMS,
     ),
     run=_run,
     errors=(TooManyChunks, OutputTooLarge),
