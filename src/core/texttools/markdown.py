@@ -23,7 +23,7 @@ the line rules of the other tools. Only the Markdown tools import this module (a
 """
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from operator import add, sub
 from typing import Any, Final, NamedTuple
@@ -149,10 +149,11 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
 
 
 def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints: list[int]) -> list[Table]:
-    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges and
-    ``hints`` (offsets on the lines that may be delimiter rows: ``texttools.tables.candidates``),
-    each offset's line counted from the one before (one pass at C speed)."""
-    wanted = [*hints]
+    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges
+    (each offset's line counted from the one before, in one pass at C speed), each marked with
+    whether it holds one of ``hints`` (offsets on the lines that may be delimiter rows:
+    ``texttools.tables.candidates``; a bisection each)."""
+    wanted = []
     for start, end, containers, _ in paragraphs:
         wanted += [start, max(start, end - 1), *(at for _, at in containers[: MAX_DEPTH + 1])]
     lines, line, before = {}, 0, 0
@@ -163,9 +164,12 @@ def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints:
     def chain(containers: tuple[tuple[bool, int], ...]) -> tuple[tuple[str, int], ...]:
         return tuple(("quote" if quote else "item", lines[at]) for quote, at in containers[: MAX_DEPTH + 1])
 
-    read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading)
+    def hinted(start: int, end: int) -> bool:
+        return bisect_left(hints, start) < bisect_left(hints, end)
+
+    read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading, hinted(start, end))
             for start, end, containers, heading in paragraphs]  # fmt: skip
-    return find_tables(Lines(normal), sorted(read), sorted({lines[at] for at in hints}))
+    return find_tables(Lines(normal), sorted(read))
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -284,8 +288,7 @@ class _Ahead:
 
     def within(self, start: int, end: int) -> bool:
         offsets = self.offsets
-        while self.at < len(offsets) and offsets[self.at] < start:
-            self.at += 1
+        self.at = bisect_left(offsets, start, self.at)
         self.next = offsets[self.at] if self.at < len(offsets) else 1 << 62
         return self.next < end
 

@@ -37,7 +37,10 @@ than the parse."""
 _SPACE = " \t\v\f"
 """cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
 _HINTS = (
-    re.compile(rb"\|[ \t\x01]*(?:[-:]|(?=\n|\Z))"),  # a pipe before a cell of dashes, or a row's last pipe (``---|``)
+    re.compile(  # a pipe before a cell of dashes, or a row's last pipe after dashes (``---|``, ``-: |``)
+        rb"\|(?:[ \t\x01]*[-:]|(?:(?<=[-:]\|)|(?<=[-:][ \t\x01]\|)|(?<=[-:][ \t\x01]{2}\|)|(?<=[-:][ \t\x01]{3}\|)"
+        rb"|(?<=[ \t\x01]{4}\|))[ \t\x01]*(?=\n|\Z))"
+    ),
     re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
     re.compile(rb"-:"),  # ``--:`` without pipes
 )
@@ -85,6 +88,11 @@ class Lines:
             self._split(2 * number + 64)
         return self._lines[number]
 
+    def joined(self, first: int, last: int) -> str:
+        """Lines ``first`` to ``last``, joined with LF."""
+        self[last]
+        return "\n".join(self._lines[first : last + 1])
+
     def __len__(self) -> int:
         if not self._whole:
             self._split(None)
@@ -104,12 +112,14 @@ class Paragraph(NamedTuple):
     last: int
     containers: tuple[tuple[str, int], ...]
     heading: bool = False
+    hinted: bool = True
+    """Whether a line of it may be a delimiter row (``candidates``)."""
 
 
-def find_tables(lines: "Lines", paragraphs: list[Paragraph], candidates: list[int]) -> list[Table]:
+def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
     """The tables of a text (``lines``, without their endings) whose lines are all lines of its
-    paragraphs (``paragraphs``, with the headings at any depth, in order), looked for where a
-    line may be a delimiter row (``candidates``).
+    paragraphs (``paragraphs``, with the headings at any depth, in order), looked for in those
+    where a line may be a delimiter row (``Paragraph.hinted``).
 
     Two places where cmark-gfm's blocks go on past the plain parse's paragraph are followed: a
     table that reaches a setext heading's ``=`` underline takes it for a row (the plain parse
@@ -132,8 +142,7 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph], candidates: list[in
         ):
             continue  # a setext heading with ``=``, then a paragraph: one for cmark-gfm
         first, last = group[0].first, group[-1].last
-        at = bisect_right(candidates, first)
-        if at < len(candidates) and candidates[at] <= last and first >= blank_from:
+        if any(part.hinted for part in group) and first >= blank_from:
             merged = Paragraph(first, last, group[0].containers)
             underlines = {part.last - first for part in group if part.heading}
             tables, html_open = paragraph_tables(lines, merged, underlines, closed)
@@ -354,7 +363,7 @@ def _top_level_tables(lines: Lines, paragraph: Paragraph) -> tuple[list[Table], 
     text instead of line by line (a row per line is what a table-heavy document is made of):
     ``_Reader``'s rules, where no line is lazy. ``None`` when a line may start a list item."""
     first = paragraph.first
-    text = "\n".join(lines[number] for number in range(first, paragraph.last + 1))
+    text = lines.joined(first, paragraph.last)
     if _LIST_ITEM_LINE.search(text) is not None:
         return None
     counted = [0, 0]  # an offset in ``text`` and its line: lines are counted from the last one asked
