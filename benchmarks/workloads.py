@@ -236,6 +236,17 @@ def hostile_markdown(limit_bytes: int) -> dict[str, str]:
         "unclosed HTML blocks of type 1": repeated_up_to(limit_bytes, "<pre\n</style>\n"),
         "CR only": "\r" * limit_bytes,
         "fences that never close": repeated_up_to(limit_bytes, "```\n> ~~~\n"),
+        "tables in quotes with lazy lines": repeated_up_to(limit_bytes, "> | a | b |\n> |---|---|\n> | c |\nlazy\n"),
+        "tables in list items cut by items": repeated_up_to(
+            limit_bytes, "- | a | b |\n  |---|---|\n  | c |\n  2. x | y\n"
+        ),
+        "one table of one-cell rows": repeated_up_to(limit_bytes, "|a|\n", head="| h |\n|---|\n"),
+        "a table of wide rows": repeated_up_to(
+            limit_bytes, "|" + "a|" * 500 + "\n", head="|h" * 500 + "|\n" + "|-" * 500 + "|\n"
+        ),
+        "escaped pipes in a table": repeated_up_to(limit_bytes, "\\|", head="| h | i |\n|---|---|\n| "),
+        "delimiter rows that never match": repeated_up_to(limit_bytes, "| a | b |\n|---|\n"),
+        "tables in nested quotes": repeated_up_to(limit_bytes, "> ", tail="| a |\n|---|\n| b |\n"),
     }
 
 

@@ -17,7 +17,14 @@ def dry_run(*arguments: str) -> str:
     """The commands ``make`` would run (the last one: the target's own, after any install step)."""
     # make reads its variables from the environment too (the tests set CHUNKS_FORMAT for the chunker)
     env = {name: value for name, value in os.environ.items() if name not in SERVE_OPTIONS}
-    result = subprocess.run(["make", "-n", *arguments], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["make", "--no-print-directory", "-n", *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return result.stdout.replace("\\\n", " ").replace("\t", " ")
 
 
