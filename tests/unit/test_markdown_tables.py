@@ -69,6 +69,9 @@ def tables(text: str) -> list[tuple[int, int]]:
         ("> a|b\n> -|-\nlazy\n1.\n   c|d\n-|-", [(0, 1), (4, 5)]),  # nor can an empty item
         # a list item that cmark-gfm opened after a table ends at a lazy line opening an HTML block
         ("x|b\n:-|-\n2. x\n<span>\n> p\n| 1 | 2 |\n> :---:|-:", [(0, 1)]),
+        # an HTML block after a row in a container runs on over the plain parse's next paragraph there
+        ("- a|b\n  -|-\n  <span>\n  ---\n\tc\n  |-|", []),
+        ("> a|b\n> -|-\n> <span>\n> ---\nc|d\n-|-", [(4, 5)]),  # not over a lazy line
         ("a|b\n-|-\nc\n--\nd|e\n-|-", []),  # ``--`` is a row (a setext underline for the plain parse)
         ("| a |\n|-:|\n===\n[a]: /u\n b \n|-:", []),  # so is a link reference definition after ``===``
         ("| h |\n|---|\n2. item\n| x |\n|---|", [(0, 1)]),  # a list item ends a table

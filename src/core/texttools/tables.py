@@ -156,9 +156,15 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
             merged = Paragraph(first, last, group[0].containers)
             underlines = {part.last - first for part in group if part.heading}
             tables, html_open, reader = paragraph_tables(lines, merged, underlines, closed)
-            while reader is not None and index < len(paragraphs) and _may_go_on(lines, group[-1], paragraphs[index]):
-                following = paragraphs[index]  # cmark-gfm's paragraph may go on into it: read on if it does
-                if not reader.read_on(lines, following.containers[-1][1], following.last, following.heading):
+            while reader is not None and index < len(paragraphs):
+                following = paragraphs[index]  # cmark-gfm's block may go on into it: read on if it does
+                if reader.mode == "html" and following.first == group[-1].last + 1:
+                    start = following.first if following.containers == group[-1].containers else -1
+                elif _may_go_on(lines, group[-1], following):
+                    start = following.containers[-1][1]
+                else:
+                    break
+                if start < 0 or not reader.read_on(lines, start, following.last, following.heading):
                     break
                 gaps.update(range(group[-1].last + 1, following.first))
                 group.append(following)
@@ -549,16 +555,18 @@ class _Reader:
         """Reads on to line ``last`` if line ``start`` (after the lines read), where the plain parse
         opens a list item, continues cmark-gfm's paragraph: one is open (a table closed the
         containers that the item opened outside), the line matches the containers still open, and
-        it is indented four columns there or its marker cannot interrupt a paragraph.
-        ``heading``: the lines end with a setext underline."""
-        if self.finished_early or self.mode != "paragraph" or self.item is not None:
-            return False
-        if self.depth == len(self.containers):
-            return False
+        it is indented four columns there or its marker cannot interrupt a paragraph; or an HTML
+        block in a container is open (it runs to a blank line, over the plain parse's next
+        paragraph in that container). ``heading``: the lines end with a setext underline."""
         line = _match(lines[start], start, self.containers, self.widths)
-        here = _at(line, self.depth)
-        if line.matched < self.depth or not (here.indent >= 4 or _cannot_interrupt(here.content)):
+        if self.finished_early or (self.mode == "html" and line.matched < self.depth):
             return False
+        if self.mode != "html":
+            if self.mode != "paragraph" or self.item is not None or self.depth == len(self.containers):
+                return False
+            here = _at(line, self.depth)
+            if line.matched < self.depth or not (here.indent >= 4 or _cannot_interrupt(here.content)):
+                return False
         first = len(self.read)
         self.read.append(line)
         numbers = range(start + 1, last + 1)
