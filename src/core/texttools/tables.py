@@ -121,7 +121,9 @@ class Paragraph(NamedTuple):
     """Whether a line of it may be a delimiter row (``candidates``)."""
 
 
-def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
+def find_tables(
+    lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple[int, int]] | None = None
+) -> list[Table]:
     """The tables of a text (``lines``, without their endings) whose lines are all lines of its
     paragraphs (``paragraphs``, with the headings at any depth, in order), looked for in those
     where a line may be a delimiter row (``Paragraph.hinted``).
@@ -131,10 +133,16 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
     ends the heading there) and goes on into the paragraph on the next line, so a setext heading
     and that paragraph are read as one; and an HTML block that a table's next line opens (type 7,
     which cannot interrupt a paragraph) runs to the next blank line, so no table starts before it.
+    Where cmark-gfm's paragraph may go on past the plain parse's (``_Reader.read_on``), the lines
+    from there to the next blank line are added to ``read_on`` (first and last): no parse may start
+    again there (``texttools.markdown.block_structure``'s restarts), since a parse from there
+    would not know that paragraph (and the paragraphs after it may not have been read here: only
+    those of blocks with a line that may be a delimiter row are).
     """
     found: list[Table] = []
     closed: set[tuple[str, int]] = set()  # the containers cmark-gfm closed where the plain parse goes on
     blank_from = 0  # after an HTML block opened at a table's end: its end, the next blank line
+    blank_at = 0  # the last blank line found for ``read_on`` (each line is looked at once)
     group: list[Paragraph] = []
     gaps: set[int] = set()  # lines read with the group that are no paragraph's (no table holds one)
     index = 0
@@ -156,6 +164,10 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
             merged = Paragraph(first, last, group[0].containers)
             underlines = {part.last - first for part in group if part.heading}
             tables, html_open, reader = paragraph_tables(lines, merged, underlines, closed)
+            if read_on is not None and reader is not None and reader.may_read_on():
+                start = max(last + 1, blank_at)
+                blank_at = next((at for at in range(start, len(lines)) if not lines[at].strip(" \t")), len(lines))
+                read_on.append((last + 1, blank_at))
             while reader is not None and index < len(paragraphs):
                 following = paragraphs[index]  # cmark-gfm's block may go on into it: read on if it does
                 if reader.mode == "html" and following.first == group[-1].last + 1:
@@ -551,6 +563,16 @@ class _Reader:
             return [*self.tables, self.table(len(self.read) - 1)]
         return self.tables
 
+    def may_read_on(self) -> bool:
+        """Whether a paragraph that the plain parse does not have is open for cmark-gfm after the
+        lines read: one outside containers that a table's lazy line closed."""
+        return (
+            not self.finished_early
+            and self.mode == "paragraph"
+            and self.item is None
+            and self.depth < len(self.containers)
+        )
+
     def read_on(self, lines: Lines, start: int, last: int, heading: bool) -> bool:
         """Reads on to line ``last`` if line ``start`` (after the lines read), where the plain parse
         opens a list item, continues cmark-gfm's paragraph: one is open (a table closed the
@@ -562,7 +584,7 @@ class _Reader:
         if self.finished_early or (self.mode == "html" and line.matched < self.depth):
             return False
         if self.mode != "html":
-            if self.mode != "paragraph" or self.item is not None or self.depth == len(self.containers):
+            if not self.may_read_on():
                 return False
             here = _at(line, self.depth)
             if line.matched < self.depth or not (here.indent >= 4 or _cannot_interrupt(here.content)):
