@@ -204,12 +204,15 @@ PROSE_LINES = ["", "", "# Results", "## Q1", "Some words here. More words.", "  
 @example(
     [["| a | b |", "|---|---|", "| one | two |", "| three | four |", "| five | six |"]], "\n", (12, 0, 0), 1, 0, None
 )
+@example([["> a|b", "> -|-", "lazy", "2. x", "c|d", "-|-", "| r1 |", "| r2 |"]], "\n", (6, 0, 0), 5, 0, None)
+@example([["> a|b", "> -|-", "lazy", "2. x", "3. y", "c|d", "-|-", "|r|"]], "\n", (6, 0, 0), 1, 0, None)
 def test_tables_in_windows_equal_the_whole_text(
     blocks: list[list[str]], ending: str, size: tuple[int, int, int], window: int, held: int, data: st.DataObject | None
 ) -> None:
     """Windows of 1 to 24 characters, tables held from 0 to 40 characters: every table crosses
     window edges between and inside its rows, and each chunk (its table_header too) is the whole
-    text's; the tables themselves are cmark-gfm's (tests/unit/test_markdown_tables.py)."""
+    text's; the tables themselves are cmark-gfm's (tests/unit/test_markdown_tables.py). No window
+    starts where cmark-gfm's paragraph goes on past a table's lazy line (the examples)."""
     text = ending.join(line for block in blocks for line in block)
     pieces = data.draw(cut_text(text)) if data else list(text)
     with windows_of(window), tables_held(held):

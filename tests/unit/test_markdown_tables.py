@@ -60,6 +60,20 @@ def tables(text: str) -> list[tuple[int, int]]:
         ("- x\n\n  | h |\n  |---|\n| lazy |", [(2, 3)]),
         ("> a\n| h |\n> |---|", [(1, 2)]),  # a lazy header row
         ("> a\n  | h |\n> |---|", []),  # cmark-gfm keeps a lazy line's indentation: two cells
+        # a table's lazy line closes the quote for cmark-gfm; an item not numbered 1 cannot interrupt
+        # its paragraph there, where the plain parse opens a list (its lazy lines hold the table)
+        ("> a|b\n> -|-\nlazy\n2. x\nc|d\n-|-", [(0, 1), (4, 5)]),
+        ("> a|b\n> -|-\nlazy\n2. x\n3. y\nc|d\n-|-", [(0, 1), (5, 6)]),
+        ("> > a|b\n> > -|-\n> lazy\n> 2. x\n> c|d\n> -|-", [(0, 1), (4, 5)]),
+        ("> a|b\n> -|-\nlazy\n1. x\nc|d\n-|-", [(0, 1)]),  # one numbered 1 interrupts it
+        ("> a|b\n> -|-\nlazy\n1.\n   c|d\n-|-", [(0, 1), (4, 5)]),  # nor can an empty item
+        # a list item that cmark-gfm opened after a table ends at a lazy line opening an HTML block
+        ("x|b\n:-|-\n2. x\n<span>\n> p\n| 1 | 2 |\n> :---:|-:", [(0, 1)]),
+        # an HTML block after a row in a container runs on over the plain parse's next paragraph there
+        ("- a|b\n  -|-\n  <span>\n  ---\n\tc\n  |-|", []),
+        ("> a|b\n> -|-\n> <span>\n> ---\nc|d\n-|-", [(4, 5)]),  # not over a lazy line
+        ("a|b\n-|-\nc\n--\nd|e\n-|-", []),  # ``--`` is a row (a setext underline for the plain parse)
+        ("| a |\n|-:|\n===\n[a]: /u\n b \n|-:", []),  # so is a link reference definition after ``===``
         ("| h |\n|---|\n2. item\n| x |\n|---|", [(0, 1)]),  # a list item ends a table
         ("| h |\n|---|\n*\n| x |\n|---|", [(0, 1), (3, 4)]),  # an empty one closes at once
         ("| h |\n|---|\n<span>\n| x |\n|---|", [(0, 1)]),  # an HTML block runs to a blank line

@@ -145,11 +145,18 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
         else:
             literals.append((line, last))
     restart = restart_lines(source, every_block) if every_block is not None else []
-    return Blocks(found, literals, restart, _tables(normal, source, paragraphs, hints) if paragraphs else [])
+    read_on: list[tuple[int, int]] = []  # where cmark-gfm's blocks go on past the plain parse's: no restart
+    found_tables = _tables(normal, source, paragraphs, hints, read_on) if paragraphs else []
+    if read_on and restart:
+        restart = [line for line in restart if not any(first <= line <= last for first, last in read_on)]
+    return Blocks(found, literals, restart, found_tables)
 
 
-def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints: list[int]) -> list[Table]:
-    """The tables of the paragraphs (``texttools.tables.find_tables``), from their byte ranges
+def _tables(
+    normal: str, source: bytes, paragraphs: list[ParagraphRange], hints: list[int], read_on: list[tuple[int, int]]
+) -> list[Table]:
+    """The tables of the paragraphs (``texttools.tables.find_tables``, which adds to ``read_on``),
+    from their byte ranges
     (each offset's line counted from the one before, in one pass at C speed), each marked with
     whether it holds one of ``hints`` (offsets on the lines that may be delimiter rows:
     ``texttools.tables.candidates``; a bisection each)."""
@@ -169,7 +176,7 @@ def _tables(normal: str, source: bytes, paragraphs: list[ParagraphRange], hints:
 
     read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading, hinted(start, end))
             for start, end, containers, heading in paragraphs]  # fmt: skip
-    return find_tables(Lines(normal), sorted(read))
+    return find_tables(Lines(normal), sorted(read), read_on)
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:

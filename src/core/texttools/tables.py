@@ -18,7 +18,10 @@ continues no table. Then, in the order cmark-gfm decides:
   paragraph (pulldown-cmark's table extension takes them for rows: docs/markdown.md);
 - after such a block, an indented code block goes on over indented lines, and the next line that
   is not indented starts a paragraph again (where another table may start); after an HTML block,
-  a list or a lazy line, the rest of the paragraph holds no table (it is in that block).
+  a list or a lazy line, the rest of the paragraph holds no table (it is in that block);
+- where a lazy line ended a table and closed the containers, the paragraph that cmark-gfm has open
+  outside them goes on over a list item that the plain parse opens on the next line and that
+  cannot interrupt a paragraph (``_Reader.read_on``): that item's paragraph is read on with it.
 
 Cells are split at each ``|`` that no backslash comes right before (cmark-gfm's scanner: ``\\|``
 is escaped too), a leading and a trailing ``|`` bounding the row.
@@ -57,6 +60,8 @@ _SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
 has closed the containers, one that the plain parse reads as a lazy line."""
 _BULLET_OR_ORDERED = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 """A list item's marker, followed by a space, a tab or the line's end (CommonMark 5.2)."""
+_ORDERED = re.compile(r"([0-9]{1,9})[.)](?=[ \t]|$)")
+"""An ordered list item's marker (CommonMark 5.2), its number in group 1."""
 _ATTRIBUTE = r"""(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>`]+|'[^']*'|"[^"]*"))?)"""
 _HTML_TYPE_7 = re.compile(rf"(?:<[A-Za-z][A-Za-z0-9-]*{_ATTRIBUTE}*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$")
 """An HTML block of type 7's start: a complete open or closing tag alone on its line (CommonMark 4.6)."""
@@ -116,7 +121,9 @@ class Paragraph(NamedTuple):
     """Whether a line of it may be a delimiter row (``candidates``)."""
 
 
-def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
+def find_tables(
+    lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple[int, int]] | None = None
+) -> list[Table]:
     """The tables of a text (``lines``, without their endings) whose lines are all lines of its
     paragraphs (``paragraphs``, with the headings at any depth, in order), looked for in those
     where a line may be a delimiter row (``Paragraph.hinted``).
@@ -126,40 +133,106 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph]) -> list[Table]:
     ends the heading there) and goes on into the paragraph on the next line, so a setext heading
     and that paragraph are read as one; and an HTML block that a table's next line opens (type 7,
     which cannot interrupt a paragraph) runs to the next blank line, so no table starts before it.
+    Where cmark-gfm's paragraph may go on past the plain parse's (``_Reader.read_on``), the lines
+    from there to the next blank line are added to ``read_on`` (first and last): no parse may start
+    again there (``texttools.markdown.block_structure``'s restarts), since a parse from there
+    would not know that paragraph (and the paragraphs after it may not have been read here: only
+    those of blocks with a line that may be a delimiter row are).
     """
     found: list[Table] = []
     closed: set[tuple[str, int]] = set()  # the containers cmark-gfm closed where the plain parse goes on
     blank_from = 0  # after an HTML block opened at a table's end: its end, the next blank line
+    blank_at = 0  # the last blank line found for ``read_on`` (each line is looked at once)
     group: list[Paragraph] = []
-    for index, paragraph in enumerate(paragraphs):
+    gaps: set[int] = set()  # lines read with the group that are no paragraph's (no table holds one)
+    index = 0
+    while index < len(paragraphs):
+        paragraph = paragraphs[index]
         group.append(paragraph)
-        following = paragraphs[index + 1] if index + 1 < len(paragraphs) else None
+        index += 1
+        following = paragraphs[index] if index < len(paragraphs) else None
         if (
             following is not None
-            and following.first == paragraph.last + 1
             and following.containers == paragraph.containers
             and _underlined(lines, paragraph)
+            and _definitions(lines, paragraph.last + 1, following.first)
         ):
-            continue  # a setext heading with ``=``, then a paragraph: one for cmark-gfm
+            gaps.update(range(paragraph.last + 1, following.first))
+            continue  # a setext heading with ``=`` (or ``--``), then a paragraph: one for cmark-gfm
         first, last = group[0].first, group[-1].last
         if any(part.hinted for part in group) and first >= blank_from:
             merged = Paragraph(first, last, group[0].containers)
             underlines = {part.last - first for part in group if part.heading}
-            tables, html_open = paragraph_tables(lines, merged, underlines, closed)
+            tables, html_open, reader = paragraph_tables(lines, merged, underlines, closed)
+            if read_on is not None and reader is not None and reader.may_read_on():
+                start = max(last + 1, blank_at)
+                blank_at = next((at for at in range(start, len(lines)) if not lines[at].strip(" \t")), len(lines))
+                read_on.append((last + 1, blank_at))
+            while reader is not None and index < len(paragraphs):
+                following = paragraphs[index]  # cmark-gfm's block may go on into it: read on if it does
+                if reader.mode == "html" and following.first == group[-1].last + 1:
+                    start = following.first if following.containers == group[-1].containers else -1
+                elif _may_go_on(lines, group[-1], following):
+                    start = following.containers[-1][1]
+                else:
+                    break
+                if start < 0 or not reader.read_on(lines, start, following.last, following.heading):
+                    break
+                gaps.update(range(group[-1].last + 1, following.first))
+                group.append(following)
+                index += 1
+            if reader is not None:
+                tables, html_open, last = reader.finished(), reader.html_open, group[-1].last
+            tables = [table for table in tables if not any(table.first <= gap <= table.last for gap in gaps)]
             headings = [(part.first, part.last) for part in group if part.heading]
             found += [table for table in tables if not any(a <= table.last and table.first <= b for a, b in headings)]
             if html_open:
                 blank_from = next(
                     (number for number in range(last + 1, len(lines)) if not lines[number].strip(" \t")), len(lines)
                 )
-        group = []
+        group, gaps = [], set()
     return found
 
 
+def _may_go_on(lines: Lines, paragraph: Paragraph, following: Paragraph) -> bool:
+    """Whether cmark-gfm's paragraph may go on into the next paragraph of the plain parse: on the
+    line after ``paragraph``, a list item opened outside its containers (its paragraph there, or
+    on the line after an empty marker) that may not interrupt a paragraph (``_Reader.read_on``
+    decides: this is a superset). Where a table's end closed a container for cmark-gfm, a
+    paragraph after the table is open outside it, and the item's line continues it."""
+    if not following.containers or following.containers[:-1] == paragraph.containers:
+        return False
+    kind, start = following.containers[-1]
+    if kind != "item" or start != paragraph.last + 1 or following.first > start + 1:
+        return False
+    line = lines[start]
+    return line[:1] in (" ", "\t") or _cannot_interrupt(line.lstrip(" \t>"))
+
+
+def _cannot_interrupt(content: str) -> bool:
+    """Whether a line's content opens a list item that cannot interrupt a paragraph (CommonMark
+    5.2): an ordered one not numbered 1, or an empty one (``-`` alone is a setext underline then)."""
+    marker = _ORDERED.match(content) or _BULLET_OR_ORDERED.match(content)
+    if marker is None:
+        return False
+    return not content[marker.end() :].strip(" \t") or (marker.re is _ORDERED and int(marker[1]) != 1)
+
+
+def _definitions(lines: Lines, first: int, end: int) -> bool:
+    """Whether lines ``first`` to ``end`` (excluded) between two paragraphs of the plain parse are
+    none, or each starts with ``[``: link reference definitions on a line each, which cmark-gfm's
+    table reads as rows (not followed: definitions over several lines, and any other block, which
+    ends the table)."""
+    return all(lines[number].lstrip(" \t>")[:1] == "[" for number in range(first, end))
+
+
 def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
-    """Whether a heading is a setext heading whose underline is ``=`` (a ``-`` one is a thematic
-    break for cmark-gfm's table, which ends it)."""
-    return paragraph.heading and paragraph.last > paragraph.first and "=" in lines[paragraph.last]
+    """Whether a heading is a setext heading whose underline is ``=`` or ``--`` (a row for
+    cmark-gfm's table; a longer ``-`` one is a thematic break, which ends it)."""
+    if not paragraph.heading or paragraph.last == paragraph.first:
+        return False
+    underline = lines[paragraph.last]
+    return "=" in underline or underline.strip(" \t>").rstrip(" \t") == "--"
 
 
 def candidates(source: bytes) -> list[int]:
@@ -322,31 +395,30 @@ def _quote_marker(line: str, at: int) -> tuple[int, int]:
 
 def paragraph_tables(
     lines: Lines, paragraph: Paragraph, underlines: set[int], closed: set[tuple[str, int]]
-) -> tuple[list[Table], bool]:
+) -> tuple[list[Table], bool, "_Reader | None"]:
     """The tables that cmark-gfm finds in a paragraph of the plain parse (``lines``: the text's
     lines, without their endings), and whether its last line opened an HTML block after a table
     (``find_tables``); ``underlines``: the lines (in the paragraph) of setext underlines, which
     end a paragraph but not a table (``_Reader``); ``closed``: the containers that cmark-gfm
-    closed before (updated): the paragraph is read outside them, and may be indented code there."""
+    closed before (updated): the paragraph is read outside them, and may be indented code there.
+    The last value returned is the reader of a paragraph in containers, which may read on
+    (``_Reader.read_on``): its tables are then ``_Reader.finished``'s."""
     if len(paragraph.containers) > MAX_DEPTH:
-        return [], False
+        return [], False, None
     paragraph = paragraph._replace(containers=tuple(each for each in paragraph.containers if each not in closed))
     top_level = not paragraph.containers and not underlines and _indentation(lines[paragraph.first]) < 4
     if top_level and (fast := _top_level_tables(lines, paragraph)) is not None:
-        return fast
+        return (*fast, None)
     widths = _widths(lines, paragraph.containers)
     numbers = range(paragraph.first, paragraph.last + 1)
     reader = _Reader(paragraph, [_match(lines[number], number, paragraph.containers, widths) for number in numbers])
-    reader.closed = closed
+    reader.closed, reader.widths = closed, widths
     if _at(reader.read[0], reader.depth).indent >= 4:
         reader.mode = "code"
-    for index in range(1, len(reader.read)):
-        if not reader.step(index, index in underlines):
-            break
-    else:
-        if reader.mode == "table":
-            reader.tables.append(reader.table(len(reader.read) - 1))
-    return reader.tables, reader.html_open
+    reader.read_lines(1, underlines)
+    if reader.finished_early:
+        return reader.tables, reader.html_open, None
+    return reader.finished(), reader.html_open, reader
 
 
 _DELIMITER_LINE = re.compile(rf"^ {{0,3}}{_DELIMITER_ROW.pattern}$", re.MULTILINE)
@@ -433,6 +505,10 @@ class _Reader:
         self.tables: list[Table] = []
         self.html_open = False
         self.stopped = False
+        self.widths: list[int] = []
+        """Each container's content indentation (``_widths``)."""
+        self.finished_early = False
+        """Whether a line left no table to follow (``step``)."""
         self.closed: set[tuple[str, int]] = set()
         """The containers that a line after a table closed for cmark-gfm (the plain parse goes on in them)."""
 
@@ -474,6 +550,52 @@ class _Reader:
             self.tried = True
         return True
 
+    def read_lines(self, start: int, underlines: set[int]) -> None:
+        """Reads the lines from ``start`` on (``underlines``: as ``paragraph_tables``'s)."""
+        for index in range(start, len(self.read)):
+            if not self.step(index, index in underlines):
+                self.finished_early = True
+                return
+
+    def finished(self) -> list[Table]:
+        """The tables, the last one ending on the last line read."""
+        if self.mode == "table" and not self.finished_early:
+            return [*self.tables, self.table(len(self.read) - 1)]
+        return self.tables
+
+    def may_read_on(self) -> bool:
+        """Whether a paragraph that the plain parse does not have is open for cmark-gfm after the
+        lines read: one outside containers that a table's lazy line closed."""
+        return (
+            not self.finished_early
+            and self.mode == "paragraph"
+            and self.item is None
+            and self.depth < len(self.containers)
+        )
+
+    def read_on(self, lines: Lines, start: int, last: int, heading: bool) -> bool:
+        """Reads on to line ``last`` if line ``start`` (after the lines read), where the plain parse
+        opens a list item, continues cmark-gfm's paragraph: one is open (a table closed the
+        containers that the item opened outside), the line matches the containers still open, and
+        it is indented four columns there or its marker cannot interrupt a paragraph; or an HTML
+        block in a container is open (it runs to a blank line, over the plain parse's next
+        paragraph in that container). ``heading``: the lines end with a setext underline."""
+        line = _match(lines[start], start, self.containers, self.widths)
+        if self.finished_early or (self.mode == "html" and line.matched < self.depth):
+            return False
+        if self.mode != "html":
+            if not self.may_read_on():
+                return False
+            here = _at(line, self.depth)
+            if line.matched < self.depth or not (here.indent >= 4 or _cannot_interrupt(here.content)):
+                return False
+        first = len(self.read)
+        self.read.append(line)
+        numbers = range(start + 1, last + 1)
+        self.read += [_match(lines[number], number, self.containers, self.widths) for number in numbers]
+        self.read_lines(first, {len(self.read) - 1} if heading else set())
+        return True
+
     def _place(self, index: int) -> tuple[_At, bool, int] | None:
         """Where a line is for cmark-gfm: read at the depth of its block, whether it closes the
         last line's block (the containers it does not match, a block quote that opens again, a
@@ -483,6 +605,8 @@ class _Reader:
         here = _at(line, depth)
         sibling = self.item is not None and here.indent < 4 and _BULLET_OR_ORDERED.match(here.content) is not None
         lazy = line.matched < depth or (self.item is not None and here.indent < self.item and not sibling)
+        if lazy and self.item is not None and line.matched >= depth and _HTML_TYPE_7.match(here.content):
+            lazy = False  # outside the item, an HTML block opens (only a paragraph's line keeps it out)
         if lazy and self.mode == "paragraph":
             self.headers[index] = line.text[
                 line.after[min(line.matched, depth)][0] :
