@@ -320,7 +320,7 @@ def test_markdown_block_structure_is_commonmark_s_on_every_character() -> None:
 # --- tables: which lines form one, judged by cmark-gfm ---------------------------------------------
 
 TABLE_DOCUMENTS = max(3_000, 10 * EXAMPLES)
-"""3 000 documents in make test, 30 000 in make fuzz."""
+"""3 000 documents in make test, 50 000 in make fuzz (10 times TEXT_TOOLS_FUZZ_EXAMPLES)."""
 TABLE_CELLS = ["a", " b ", "`x|y`", "c \\| d", "e \\\\| f", "", "  ", "\u4e2d\u6587", "\U0001f600", "e\u0301", "\tt\t",
                "**b**", "1,204.5", "\u200b", "\v", "x\u00a0y"]  # fmt: skip
 TABLE_OTHER_LINES = ["text", "more text", "    indented", "\tindented", "2. x", "*", "1.", "<span>", "</a>", "# h",
