@@ -29,13 +29,51 @@ from scripts.s3_target import CHUNKS_FORMAT_TAG, CREDENTIALS
 from scripts.template import documents_bucket, functions, load_template, parameter_defaults
 
 
-def free_port(host: str, preferred: int) -> int:
-    """``preferred`` if nothing listens there, else the next free port."""
-    for port in range(preferred, preferred + 100):
-        with socket.socket() as probe:
-            if probe.connect_ex((host, port)) != 0:
-                return port
-    raise OSError(f"no free port from {preferred}")
+def bindable(host: str, port: int) -> bool:
+    """Whether a server can bind ``port``, asked as the server will: bind with ``SO_REUSEADDR``.
+    Asking by connecting is not enough: a port that nothing listens on can still be bound by another
+    socket (the local end of a connection, a socket bound without ``listen``)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+class MotoServer(ThreadedMotoServer):
+    """moto's threaded server, whose ``start`` waited forever when its thread could not bind: the
+    server (werkzeug's) then prints why and exits its thread. That hang cost a whole CI run. Here
+    ``start`` raises ``OSError`` instead; ``bindable`` makes that rare (another socket binding the
+    port in between)."""
+
+    def _server_entry(self) -> None:
+        try:
+            super()._server_entry()
+        except SystemExit:
+            self.bind_failed = True
+            self._server_ready_event.set()
+
+    def start(self) -> None:
+        self.bind_failed = False
+        super().start()
+        if self.bind_failed:
+            raise OSError(f"cannot bind {self._ip_address}:{self._port}")
+
+
+def started_server(host: str, preferred: int) -> MotoServer:
+    """A moto server on ``preferred`` if it can bind it, else on the next port it can bind (0: any)."""
+    for port in range(preferred, preferred + 100) if preferred else (0,):
+        if not bindable(host, port):
+            continue
+        server = MotoServer(ip_address=host, port=port, verbose=False)
+        try:
+            server.start()
+        except OSError:
+            continue
+        return server
+    raise OSError(f"no port from {preferred} to {preferred + 99} can be bound")
 
 
 _completing = threading.local()
@@ -92,8 +130,7 @@ class LocalS3Flow:
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log line per S3 or SQS call
         one_event_per_version()
-        self._server = ThreadedMotoServer(ip_address=host, port=free_port(host, port), verbose=False)
-        self._server.start()
+        self._server = started_server(host, port)
         host, self.port = self._server.get_host_and_port()
         self.endpoint = f"http://{host}:{self.port}"
         self.s3 = self.client("s3")

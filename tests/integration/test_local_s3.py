@@ -20,7 +20,7 @@ from moto import mock_aws
 
 from scripts.lambda_events import LOCAL_REGION
 from scripts.local_bucket_store import BucketStore, StoredBucketError
-from scripts.local_s3 import LocalS3Flow
+from scripts.local_s3 import LocalS3Flow, MotoServer, started_server
 from scripts.s3_target import CREDENTIALS
 from scripts.template import documents_bucket
 from tests.integration.test_local_api import Serve, banner, serve, stopped_on_ctrl_c, wait_for, wait_while
@@ -176,3 +176,19 @@ def test_make_serve_prints_both_endpoints_first_and_says_when_the_s3_port_was_ta
     assert moved is not None, s3
     assert int(moved[1]) > port
     assert stopped_on_ctrl_c(process) == "stopped\n"
+
+
+@pytest.mark.timeout(60)
+def test_a_port_bound_but_not_listening_is_passed_over_not_waited_on() -> None:
+    """CI's run hung here: a connect is refused on such a port, so it looked free, and moto's
+    server waited forever for its thread, which could not bind it."""
+    with socket.socket() as bound:
+        bound.bind(("127.0.0.1", 0))  # no listen(): nothing answers there, and nothing else can bind it
+        port = bound.getsockname()[1]
+        server = started_server("127.0.0.1", port)
+        try:
+            assert server.get_host_and_port()[1] > port
+        finally:
+            server.stop()
+        with pytest.raises(OSError, match=rf"^cannot bind 127\.0\.0\.1:{port}$"):
+            MotoServer(ip_address="127.0.0.1", port=port, verbose=False).start()
