@@ -78,6 +78,9 @@ BlockRange = tuple[int, int, bool]
 """A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
 _BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
 _BOM = "\ufeff".encode()
+_FFFD = "\ufffd".encode()
+_EXCHANGED = ("\t", "\v", "\f", "\x7f")
+"""What ``with_spec_whitespace`` may exchange: a text without them, it leaves as it is."""
 _INLINE = frozenset({"Emphasis", "Strong", "Strikethrough", "Superscript", "Subscript", "Link", "Image"})
 """The Start events of pulldown-cmark that open no block (a dict's kind is its one key)."""
 
@@ -124,17 +127,27 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False, sta
     the tables. ``starts``: the text's line starts (``texttools.lines.line_starts``), when the
     caller has them (the tables' lines are read from them; else the text is split for them, if a
     line may be a delimiter row)."""
-    source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").encode()
-    source = with_spec_whitespace(source)
+    normal = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text  # one search, mostly
+    # pyromark keeps the UTF-8 of a text it reads (in the str), and encoding that text is a copy then: a
+    # text that is not ASCII (else encoding is a copy anyway) is read first where the exchanges below
+    # cannot change it (U+0000 aside: rare, read again).
+    plain = not normal.isascii() and not any(map(normal.__contains__, _EXCHANGED))
+    events = _events(normal) if plain else None
+    encoded = normal.encode()  # U+0000 replaced in the bytes, where it is searched for at C speed (memchr)
+    source = with_spec_whitespace(encoded.replace(b"\0", _FFFD) if b"\0" in encoded else encoded)
+    if source is not encoded:
+        events = None
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
         hints = candidates(source) if tables else []
         paragraphs: list[ParagraphRange] | None = [] if hints else None
-        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, hints)
+        if events is None:  # the text's own str while the bytes are its encoding: no decoding
+            events = _events(normal if source is encoded else source.decode())
+        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, hints, events)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
-        source = corrected
+        source, events = corrected, None
     levels = dict(headings)
     ranges = sorted([*levels, *raw_blocks, *code_blocks])  # disjoint blocks, so in document order
     found, literals = [], []
@@ -229,12 +242,14 @@ def parsed(
     every_block: list[BlockRange] | None = None,
     paragraphs: list[ParagraphRange] | None = None,
     hints: list[int] | None = None,
+    events: Any = None,
 ) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
     as UTF-8 byte ranges of ``source``; into ``every_block``, when given, every block's range
     and whether it is a list (``restart_lines``); and into ``paragraphs``, when given, the
     paragraphs and headings of each top-level block that holds one of ``hints`` (sorted byte
     offsets on the lines that may be a table's delimiter row) with their containers (``_read_block``).
+    ``events``: the parser's events of ``source`` (``_events``), when the caller has them.
 
     Only the events that open a block are read, but in such a block. A heading is top-level when
     no block quote or list that opened before it is still open, which their ranges tell (events
@@ -246,7 +261,7 @@ def parsed(
     found = headings, raw_blocks, code_blocks
     open_until = 0  # where the block quotes and lists opened so far end
     ahead = _Ahead(hints or [], paragraphs)
-    events: Any = iter(pyromark.events_with_range(source.decode(), merge_text=True))  # (an event, its range)
+    events = _events(source.decode()) if events is None else events
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
             if every_block is not None and event == "Rule":  # a thematic break: a block without content
@@ -284,6 +299,11 @@ def _top_level_heading(
     headings.append(((where["start"], where["end"]), int(heading["level"][1])))
     if where["end"] > ahead.next and ahead.within(where):
         ahead.paragraphs.append((where["start"], where["end"], (), True))
+
+
+def _events(text: str) -> Any:
+    """pulldown-cmark's events of ``text`` with their ranges (UTF-8 byte offsets), as they come."""
+    return iter(pyromark.events_with_range(text, merge_text=True))
 
 
 class _Ahead:
