@@ -4,7 +4,7 @@ them.
 
 A table's lines are lines of one paragraph of the plain parse (the descriptor keeps only such
 tables), so no second parse is made: each paragraph that holds a line that may be a delimiter row
-(``candidate_lines``, a few C-speed searches of the text) is read again, line by line, as
+(``candidates``, two C-speed searches of the text) is read again, line by line, as
 cmark-gfm's table extension reads it (``paragraph_tables``). Each line is first matched against
 the paragraph's containers (block quote markers, list item indentation, CommonMark's column
 rules): a line that does not match them all is a lazy continuation line of the paragraph, which
@@ -229,7 +229,7 @@ def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
 
 def candidates(source: bytes) -> list[int]:
     """Offsets in ``source`` (the parsed bytes, line endings as LF), in order, on each line that
-    may be a table's delimiter row (a superset), found with a few C-speed searches."""
+    may be a table's delimiter row (a superset), found with two C-speed searches."""
     return sorted(hit.start() for hint in _HINTS for hit in hint.finditer(source))
 
 
