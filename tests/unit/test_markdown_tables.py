@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from tests import gfm, reference
 from tests.conftest import CommonmarkBlocks
 from tests.unit.test_markdown_size_properties import chunks_of, expected
+from texttools.lines import line_starts, line_view
 from texttools.markdown import block_structure
 from texttools.registry import tool
 from texttools.size_chunks import Settings
-from texttools.tables import cells, delimiter_cells
+from texttools.tables import Lines, cells, delimiter_cells
 from texttools.tools.markdown_size_chunk import markdown_size_chunk
 
 TOOL = tool("markdown-size-chunk")
@@ -105,6 +106,17 @@ def test_cells_are_cmark_gfm_s(row: str, count: int) -> None:
 )  # fmt: skip
 def test_delimiter_rows_are_cmark_gfm_s(row: str, count: int) -> None:
     assert delimiter_cells(row) == count
+
+
+@given(st.text(alphabet="a|-\r\n \t\0\u00e9", max_size=40))
+@example("a\r\r\nb\r")
+def test_a_table_s_lines_are_those_of_the_normalised_text_read_at_the_line_starts(text: str) -> None:
+    """The tables read the lines at the chunker's line starts (no second split), as the text with
+    its line endings as LF has them."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = Lines(text, line_starts(line_view(text).split("\n")))
+    assert [lines[number] for number in range(len(lines))] == normal.split("\n")
+    assert lines.joined(0, len(lines) - 1) == normal
 
 
 def test_the_headings_of_both_tools_stay_those_of_the_plain_parse() -> None:

@@ -6,6 +6,7 @@ U+2028 and U+2029 are not endings, which is why ``str.splitlines`` is not used.
 """
 
 import re
+from collections.abc import Iterable
 from itertools import repeat
 from operator import add
 from typing import NamedTuple
@@ -34,7 +35,18 @@ def line_view(text: str) -> str:
 def line_starts(lines: list[str]) -> list[int]:
     """Where each of ``lines`` (a line view split at its LFs) starts, then one past the text's end:
     ``line(pos) = bisect_right(starts, pos)``."""
-    return running_sum(map(add, map(len, lines), repeat(1)), 0)
+    return starts_of(map(len, lines))
+
+
+def starts_of(lengths: Iterable[int]) -> list[int]:
+    """``line_starts`` of lines of these lengths (a caller that has them saves a pass over the lines)."""
+    return running_sum(map(add, lengths, repeat(1)), 0)
+
+
+def line_end(text: str, starts: list[int], line: int) -> int:
+    """Where a line's content ends, before its line ending (``starts``: ``line_starts``)."""
+    end = starts[line + 1] - 1  # where the view has the ending's LF (a lone CR, or a CRLF's LF), or the text ends
+    return end - text.startswith("\r\n", end - 1)
 
 
 def line_count(view: str) -> int:

@@ -31,6 +31,7 @@ from typing import Any, Final, NamedTuple
 import pyromark
 
 from .errors import InputTooLarge
+from .lines import line_end, line_starts, line_view
 from .spans import running_sum
 from .tables import MAX_DEPTH, Lines, Paragraph, Table, candidates, find_tables
 
@@ -77,6 +78,9 @@ BlockRange = tuple[int, int, bool]
 """A block's UTF-8 byte range and whether it is a list (``restart_lines``)."""
 _BLANK_LINE = re.compile(b"^[ \t]*\n", re.MULTILINE)
 _BOM = "\ufeff".encode()
+_FFFD = "\ufffd".encode()
+_EXCHANGED = ("\t", "\v", "\f", "\x7f")
+"""What ``with_spec_whitespace`` may exchange: a text without them, it leaves as it is."""
 _INLINE = frozenset({"Emphasis", "Strong", "Strikethrough", "Superscript", "Subscript", "Link", "Image"})
 """The Start events of pulldown-cmark that open no block (a dict's kind is its one key)."""
 
@@ -116,22 +120,34 @@ class Outlined(NamedTuple):
     path: list[str]
 
 
-def block_structure(text: str, restarts: bool = False, tables: bool = False) -> Blocks:
+def block_structure(text: str, restarts: bool = False, tables: bool = False, starts: list[int] | None = None) -> Blocks:
     """The top-level headings and the literal blocks of ``text``, from the block parse of the
     normalised text (lines as in ``text``; U+0000 replaced, for parsing only), with ``restarts``
     the lines where a parse may start again (a document read in windows), and with ``tables``
-    the tables."""
-    normal = text.replace("\r\n", "\n").replace("\r", "\n")
-    source = with_spec_whitespace(normal.replace("\0", "\ufffd").encode())
+    the tables. ``starts``: the text's line starts (``texttools.lines.line_starts``), when the
+    caller has them (the tables' lines are read from them; else the text is split for them, if a
+    line may be a delimiter row)."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text  # one search, mostly
+    # pyromark keeps the UTF-8 of a text it reads (in the str), and encoding that text is a copy then: a
+    # text that is not ASCII (else encoding is a copy anyway) is read first where the exchanges below
+    # cannot change it (U+0000 aside: rare, read again).
+    plain = not normal.isascii() and not any(map(normal.__contains__, _EXCHANGED))
+    events = _events(normal) if plain else None
+    encoded = normal.encode()  # U+0000 replaced in the bytes, where it is searched for at C speed (memchr)
+    source = with_spec_whitespace(encoded.replace(b"\0", _FFFD) if b"\0" in encoded else encoded)
+    if source is not encoded:
+        events = None
     for _ in range(_CORRECTION_ROUNDS):
         every_block: list[BlockRange] | None = [] if restarts else None
         hints = candidates(source) if tables else []
         paragraphs: list[ParagraphRange] | None = [] if hints else None
-        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, hints)
+        if events is None:  # the text's own str while the bytes are its encoding: no decoding
+            events = _events(normal if source is encoded else source.decode())
+        headings, raw_blocks, code_blocks = parsed(source, every_block, paragraphs, hints, events)
         corrected = with_raw_blocks_closed(source, raw_blocks)
         if corrected == source:
             break
-        source = corrected
+        source, events = corrected, None
     levels = dict(headings)
     ranges = sorted([*levels, *raw_blocks, *code_blocks])  # disjoint blocks, so in document order
     found, literals = [], []
@@ -146,20 +162,26 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False) -> 
             literals.append((line, last))
     restart = restart_lines(source, every_block) if every_block is not None else []
     read_on: list[tuple[int, int]] = []  # where cmark-gfm's blocks go on past the plain parse's: no restart
-    found_tables = _tables(normal, source, paragraphs, hints, read_on) if paragraphs else []
+    found_tables = _tables(text, starts, source, paragraphs, hints, read_on) if paragraphs else []
     if read_on and restart:
         restart = [line for line in restart if not any(first <= line <= last for first, last in read_on)]
     return Blocks(found, literals, restart, found_tables)
 
 
 def _tables(
-    normal: str, source: bytes, paragraphs: list[ParagraphRange], hints: list[int], read_on: list[tuple[int, int]]
+    text: str,
+    starts: list[int] | None,
+    source: bytes,
+    paragraphs: list[ParagraphRange],
+    hints: list[int],
+    read_on: list[tuple[int, int]],
 ) -> list[Table]:
     """The tables of the paragraphs (``texttools.tables.find_tables``, which adds to ``read_on``),
     from their byte ranges
     (each offset's line counted from the one before, in one pass at C speed), each marked with
     whether it holds one of ``hints`` (offsets on the lines that may be delimiter rows:
-    ``texttools.tables.candidates``; a bisection each)."""
+    ``texttools.tables.candidates``; a bisection each); the lines read from ``text`` at ``starts``
+    (``block_structure``'s)."""
     wanted = []
     for start, end, containers, _ in paragraphs:
         wanted += [start, max(start, end - 1), *(at for _, at in containers[: MAX_DEPTH + 1])]
@@ -176,7 +198,9 @@ def _tables(
 
     read = [Paragraph(lines[start], lines[max(start, end - 1)], chain(containers), heading, hinted(start, end))
             for start, end, containers, heading in paragraphs]  # fmt: skip
-    return find_tables(Lines(normal), sorted(read), read_on)
+    if starts is None:
+        starts = line_starts(line_view(text).split("\n"))
+    return find_tables(Lines(text, starts), sorted(read), read_on)
 
 
 def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
@@ -218,12 +242,14 @@ def parsed(
     every_block: list[BlockRange] | None = None,
     paragraphs: list[ParagraphRange] | None = None,
     hints: list[int] | None = None,
+    events: Any = None,
 ) -> tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]]:
     """pulldown-cmark's top-level headings ``((start, end), level)``, HTML blocks and code blocks,
     as UTF-8 byte ranges of ``source``; into ``every_block``, when given, every block's range
     and whether it is a list (``restart_lines``); and into ``paragraphs``, when given, the
     paragraphs and headings of each top-level block that holds one of ``hints`` (sorted byte
     offsets on the lines that may be a table's delimiter row) with their containers (``_read_block``).
+    ``events``: the parser's events of ``source`` (``_events``), when the caller has them.
 
     Only the events that open a block are read, but in such a block. A heading is top-level when
     no block quote or list that opened before it is still open, which their ranges tell (events
@@ -235,30 +261,49 @@ def parsed(
     found = headings, raw_blocks, code_blocks
     open_until = 0  # where the block quotes and lists opened so far end
     ahead = _Ahead(hints or [], paragraphs)
-    events: Any = iter(pyromark.events_with_range(source.decode(), merge_text=True))  # (an event, its range)
+    events = _events(source.decode()) if events is None else events
     for event, where in events:  # read as they come: keeping them costs more than the parse
         if "Start" not in event:  # most are inline text; SoftBreak is a str, without "Start" in it
             if every_block is not None and event == "Rule":  # a thematic break: a block without content
                 every_block.append((where["start"], where["end"], False))
             continue
         opened = event["Start"]
-        hinted = where["end"] > ahead.next and ahead.within(where["start"], where["end"])  # mostly one comparison
-        if hinted and ahead.read(event, where, events, every_block, found, where["start"] >= open_until):
-            open_until = where["end"]  # a top-level container, read whole
-            continue
-        if every_block is not None and (kind := next(iter(opened)) if type(opened) is dict else opened) not in _INLINE:
-            every_block.append((where["start"], where["end"], kind == "List"))
-        if type(opened) is not dict:  # Paragraph, Item, HtmlBlock, ...
+        if type(opened) is not dict:  # Paragraph, Item, HtmlBlock, Emphasis, ...
+            if every_block is not None and opened not in _INLINE:
+                every_block.append((where["start"], where["end"], False))
             if opened == "HtmlBlock":
                 raw_blocks.append((where["start"], where["end"]))
-        elif "Heading" in opened:
-            if where["start"] >= open_until:
-                headings.append(((where["start"], where["end"]), int(opened["Heading"]["level"][1])))
-        elif "CodeBlock" in opened:
+            elif opened == "Paragraph" and where["end"] > ahead.next and ahead.within(where):
+                ahead.paragraphs.append((where["start"], where["end"], (), False))  # a container holding it is read
+            continue
+        kind = next(iter(opened))
+        if kind in _CONTAINERS and where["start"] >= open_until and where["end"] > ahead.next and ahead.within(where):
+            _read_block(event, where, events, every_block, ahead.paragraphs, found)  # a top-level one, read whole
+            open_until = where["end"]
+            continue
+        if every_block is not None and kind not in _INLINE:
+            every_block.append((where["start"], where["end"], kind == "List"))
+        if kind == "Heading" and where["start"] >= open_until:
+            _top_level_heading(opened["Heading"], where, headings, ahead)
+        elif kind == "CodeBlock":
             code_blocks.append((where["start"], where["end"]))
-        elif not _CONTAINERS.isdisjoint(opened):
+        elif kind in _CONTAINERS:
             open_until = max(open_until, where["end"])
     return found
+
+
+def _top_level_heading(
+    heading: dict[str, Any], where: dict[str, int], headings: list[tuple[ByteRange, int]], ahead: "_Ahead"
+) -> None:
+    """``parsed``'s step at a top-level heading: recorded, and among the paragraphs if it holds a hint."""
+    headings.append(((where["start"], where["end"]), int(heading["level"][1])))
+    if where["end"] > ahead.next and ahead.within(where):
+        ahead.paragraphs.append((where["start"], where["end"], (), True))
+
+
+def _events(text: str) -> Any:
+    """pulldown-cmark's events of ``text`` with their ranges (UTF-8 byte offsets), as they come."""
+    return iter(pyromark.events_with_range(text, merge_text=True))
 
 
 class _Ahead:
@@ -273,31 +318,12 @@ class _Ahead:
         self.next = offsets[0] if offsets else 1 << 62
         """The first offset not passed yet: no range that ends at or before it holds one."""
 
-    def read(
-        self,
-        event: Any,
-        where: dict[str, int],
-        events: Any,
-        every_block: list[BlockRange] | None,
-        found: tuple[list[tuple[ByteRange, int]], list[ByteRange], list[ByteRange]],
-        top_level: bool,
-    ) -> bool:
-        """A block that holds an offset, at ``event``: a top-level block quote or list is read
-        whole (``_read_block``: ``True``); a paragraph or a top-level heading is recorded (a
-        container that holds one was read whole, so these are at the top level)."""
-        opened = event["Start"]
-        if type(opened) is dict and top_level and not _CONTAINERS.isdisjoint(opened):
-            _read_block(event, where, events, every_block, self.paragraphs, found)
-            return True
-        if opened == "Paragraph" or (type(opened) is dict and "Heading" in opened and top_level):
-            self.paragraphs.append((where["start"], where["end"], (), opened != "Paragraph"))
-        return False
-
-    def within(self, start: int, end: int) -> bool:
+    def within(self, where: dict[str, int]) -> bool:
+        """Whether an offset lies in the range ``where``, whose end lies past ``next``."""
         offsets = self.offsets
-        self.at = bisect_left(offsets, start, self.at)
+        self.at = bisect_left(offsets, where["start"], self.at)
         self.next = offsets[self.at] if self.at < len(offsets) else 1 << 62
-        return self.next < end
+        return self.next < where["end"]
 
 
 def _read_block(
@@ -462,12 +488,6 @@ def _next_raw_opening(source: bytes, start: int, end: int) -> "re.Match[bytes] |
     spaces of indentation, as a block at the margin)."""
     at = _RAW_OPENING_LINE.search(source, start, end)
     return _RAW_OPENING.match(source, at.end()) if at else None
-
-
-def line_end(text: str, starts: list[int], line: int) -> int:
-    """Where a line's content ends, before its line ending (``starts``: ``texttools.lines.line_starts``)."""
-    end = starts[line + 1] - 1  # where the view has the ending's LF (a lone CR, or a CRLF's LF), or the text ends
-    return end - text.startswith("\r\n", end - 1)
 
 
 def line_content(text: str, starts: list[int], line: int) -> str:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, NotRequired, TypedDict
 from .errors import InvalidInput, OutputTooLarge, Problem, ToolError, TooManyChunks
 from .graphemes import NEVER_JOINS_AFTER, NEVER_JOINS_BEFORE, cluster_starts, joined
 from .hf_tokens import PREFIX, DeployedTokenizer, deployed, deployed_tokenizer, is_deployed_name
-from .lines import Position, line_starts, line_view
+from .lines import Position, line_view, starts_of
 from .spans import cut as cut_texts
 from .spans import minus, shifted
 from .tokens import (
@@ -237,13 +237,15 @@ class LineEnds:
         lines = line_view(text).split("\n")
         lengths = list(map(len, lines))
         kept = list(map(len, map(str.rstrip, lines, repeat(" \t\r"))))
-        self.starts_of_lines = line_starts(lines)
+        self.starts_of_lines = starts_of(lengths)
         """Where each line starts (``texttools.lines.line_starts``)."""
         ended_kept = kept[:-1]  # the last line has no ending
         line_ends = list(map(add, self.starts_of_lines, ended_kept))
         self.ends = list(compress(line_ends, ended_kept))
         blank_after = map(gt, ended_kept, map(mul, kept[1:], repeat(len(text) + 1)))  # kept, and the next line not
         self.paragraphs = list(compress(line_ends, blank_after))
+        if kept == lengths:  # no line has trailing whitespace (a list comparison at C speed)
+            return
         # A line with trailing whitespace may end where a Prepend character holds the space after it (rare).
         held = {end for end in compress(line_ends, map(ne, lengths, ended_kept)) if end and _held_open(text, end)}
         if held:

@@ -4,7 +4,7 @@ them.
 
 A table's lines are lines of one paragraph of the plain parse (the descriptor keeps only such
 tables), so no second parse is made: each paragraph that holds a line that may be a delimiter row
-(``candidate_lines``, a few C-speed searches of the text) is read again, line by line, as
+(``candidates``, two C-speed searches of the text) is read again, line by line, as
 cmark-gfm's table extension reads it (``paragraph_tables``). Each line is first matched against
 the paragraph's containers (block quote markers, list item indentation, CommonMark's column
 rules): a line that does not match them all is a lazy continuation line of the paragraph, which
@@ -33,6 +33,8 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import NamedTuple
 
+from .lines import line_end
+
 MAX_DEPTH = 32
 """The most block quotes and list items a table is looked for in (docs/decisions.md): deeper, a
 paragraph holds none, so that a paragraph under a hundred thousand markers costs no more to read
@@ -41,15 +43,15 @@ _SPACE = " \t\v\f"
 """cmark-gfm's ``table_spacechar``: what may surround a delimiter row's cells and end a row."""
 _HINTS = (
     re.compile(  # a pipe before a cell of dashes, or a row's last pipe after dashes (``---|``, ``-: |``)
-        rb"\|(?:[ \t\x01]*[-:]|(?:(?<=[-:]\|)|(?<=[-:][ \t\x01]\|)|(?<=[-:][ \t\x01]{2}\|)|(?<=[-:][ \t\x01]{3}\|)"
-        rb"|(?<=[ \t\x01]{4}\|))[ \t\x01]*(?=\n|\Z))"
-    ),
-    re.compile(rb":[ \t\x01]*-"),  # ``:--`` without pipes
-    re.compile(rb"-:"),  # ``--:`` without pipes
+        rb"\|(?:[ \t\x01]*[-:]|(?=[ \t\x01]*(?:\n|\Z))(?:(?<=[-:]\|)|(?<=[-:][ \t\x01]\|)|(?<=[-:][ \t\x01]{2}\|)"
+        rb"|(?<=[-:][ \t\x01]{3}\|)|(?<=[ \t\x01]{4}\|)))"
+    ),  # the line's end first: most pipes (``{string|Buffer}``) fail there, before five lookbehinds
+    re.compile(rb":(?:[ \t\x01]*-|(?<=-:))"),  # ``:--`` or ``--:`` without pipes
 )
 """Each delimiter row holds a match of one of these, in the parsed bytes (VT and FF there as
 U+0001: ``texttools.markdown.with_spec_whitespace``); each starts with a literal, so that it is
-searched for at C speed."""
+searched for at C speed (a search of the text costs as much as a few hundred matches: two
+searches, not one per form)."""
 _DASH_OR_COLON_BEFORE = re.compile(rb"[-:][ \t\x01]*\Z")
 _DELIMITER_ROW = re.compile(r"\|?[ \t\v\f]*:?-+:?[ \t\v\f]*(?:\|[ \t\v\f]*:?-+:?[ \t\v\f]*)*\|?[ \t\v\f]*")
 """cmark-gfm's ``table_start``, from a line's first character that is not a space or a tab."""
@@ -79,33 +81,23 @@ class Table(NamedTuple):
 
 
 class Lines:
-    """A text's lines (LF endings, without them), split only as far as they are asked for: a
-    document's tables are often in its first part, and splitting the rest costs as much as reading
-    them."""
+    """A text's lines (without their endings, as the text normalised to LF endings has them), read
+    from its line starts (``texttools.lines.line_starts``, which the chunker has found already): a
+    line is sliced from the text only when it is asked for, and a table's lines are few."""
 
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._lines: list[str] = []
-        self._whole = False
+    def __init__(self, text: str, starts: list[int]) -> None:
+        self._text, self._starts = text, starts
 
     def __getitem__(self, number: int) -> str:
-        if number >= len(self._lines) - 1 and not self._whole:  # the last piece may be the rest
-            self._split(2 * number + 64)
-        return self._lines[number]
+        return self._text[self._starts[number] : line_end(self._text, self._starts, number)]
 
     def joined(self, first: int, last: int) -> str:
         """Lines ``first`` to ``last``, joined with LF."""
-        self[last]
-        return "\n".join(self._lines[first : last + 1])
+        text = self._text[self._starts[first] : line_end(self._text, self._starts, last)]
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     def __len__(self) -> int:
-        if not self._whole:
-            self._split(None)
-        return len(self._lines)
-
-    def _split(self, count: int | None) -> None:
-        self._lines = self._text.split("\n") if count is None else self._text.split("\n", count)
-        self._whole = count is None or len(self._lines) <= count
+        return len(self._starts) - 1
 
 
 class Paragraph(NamedTuple):
@@ -237,7 +229,7 @@ def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
 
 def candidates(source: bytes) -> list[int]:
     """Offsets in ``source`` (the parsed bytes, line endings as LF), in order, on each line that
-    may be a table's delimiter row (a superset), found with a few C-speed searches."""
+    may be a table's delimiter row (a superset), found with two C-speed searches."""
     return sorted(hit.start() for hint in _HINTS for hit in hint.finditer(source))
 
 

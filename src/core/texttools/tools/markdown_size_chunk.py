@@ -19,7 +19,7 @@ from ..descriptor import load_descriptor
 from ..errors import OutputTooLarge, TooManyChunks
 from ..fields import input_fields
 from ..graphemes import joined
-from ..lines import ORIGIN, Position, line_starts, line_view
+from ..lines import ORIGIN, Position, line_end, line_starts, line_view
 from ..markdown import (
     MAX_HELD_CHARS,
     TABLE_HELD_CHARS,
@@ -28,7 +28,6 @@ from ..markdown import (
     block_structure,
     held_too_long,
     last_restart,
-    line_end,
     outline,
     table_held_too_long,
 )
@@ -211,7 +210,9 @@ class MarkdownChunker(Chunker):
 
     @cached_property
     def layout(self) -> MarkdownLayout:
-        blocks = self._blocks if self._blocks is not None else block_structure(self.text, tables=True)
+        blocks = self._blocks
+        if blocks is None:  # the tables' lines are read at the chunker's line starts: the text is split once
+            blocks = block_structure(self.text, tables=True, starts=self.lines.starts_of_lines)
         return MarkdownLayout(self.text, self.lines, self.max_level, blocks, self._open_headings)
 
     def _usual_end(self, start: int, floor: int, high: int) -> Span | None:
