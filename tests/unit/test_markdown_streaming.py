@@ -240,6 +240,13 @@ generated_tables = st.randoms(use_true_random=False).map(table_document)
 @example("> | a |\n> | - |\npara line\n| a |\n| - |\n| a |\n| a |\ntext\n---", (1, 0, 0), 7, 0, None)
 @example("x\u00a0y\n| - \nb]:\n/u\n`x|y`\n||\n||\v\n- x", (1, 0, 0), 5, 0, None)
 @example("- a\n  ***\n[b]:\n/u\n<span>\n- x\n<span>", (1, 0, 0), 1, 0, None)
+@example(
+    "ara line\n b | b |\n|:---:|:-|\nc \\| d\n| c \\| d|   |\n| |\u200b|\u200b |\n| e \\\\| f|a|\tt\t |\n===",
+    (1, 0, 0),
+    5,
+    0,
+    None,
+)
 def test_generated_table_documents_in_windows_equal_the_whole_text(
     text: str, size: tuple[int, int, int], window: int, held: int, data: st.DataObject | None
 ) -> None:
@@ -252,7 +259,8 @@ def test_generated_table_documents_in_windows_equal_the_whole_text(
     No window starts in the HTML block that a row's next line opens (where the plain parse has a
     heading, then a table), nor in the paragraph after a table's ``===`` row (cmark-gfm's table
     goes on there); a table in lazy lines of a quote's paragraph is the quote's for a window; an
-    underline on a window's last line (``-``, then ``- x``) opens no heading there; and no window
+    underline on a window's last line (``-``, then ``- x``) opens no heading there, nor lets go of
+    a table chunked up to a row (``===``, whole in the next window); and no window
     starts after link reference definitions that a list's range holds (``<span>`` continues them).
     """
     pieces = data.draw(cut_text(text)) if data else list(text)

@@ -359,17 +359,20 @@ def _carried(
     return Carried(text[first : starts[table.first + 2]], at.offset + first, at.line + table.first)
 
 
-def _held(held: int | None, carried: Carried | None, table_line: int | None, chunked: bool, at: Position) -> int | None:
+def _held(
+    held: int | None, carried: Carried | None, table_line: int | None, decided: int, chunked: bool, at: Position
+) -> int | None:
     """The first line (in the document) of the table whose rows must stay a table's in the next
     window: the one it carries in (the text before is gone), else the one whose row the text
     chunked (``chunked``) ended at (``table_line``, its first line in a window that starts at
-    ``at``; ``None``: where a parse may start again, so that what was chunked is final); ``held``:
-    the last window's."""
+    ``at``), else ``held`` (the last window's) while the text chunked ends on or before its first
+    line (``decided``: where it ends, in the window; after it, it ends where a parse may start
+    again, past the table's paragraph: what was chunked is final)."""
     if carried is not None:
         return carried.line
-    if table_line is None:
-        return None
-    return at.line + table_line if chunked else held  # not the table carried in: ``carried`` is None
+    if table_line is not None:  # not the table carried in: ``carried`` is None
+        return at.line + table_line if chunked else held
+    return held if held is not None and at.line + decided <= held else None
 
 
 def _check_held(held: int, blocks: Blocks, read: int, carried: Carried | None, at: Position) -> None:
@@ -444,7 +447,8 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
         outline(text, starts, opened, open_headings)  # those that end before the next window (not a carried row's)
         if kept > len(prefix):  # a new table carried in, the same one further on, or none
             carried = _carried(text, starts, blocks, in_tables.get(kept), at, carried)
-        held = _held(held, carried, in_tables.get(len(decided)), bool(spans), at)
+        decided_line = bisect_right(starts, len(decided)) - 1
+        held = _held(held, carried, in_tables.get(len(decided)), decided_line, bool(spans), at)
         next_prefix = len(carried.rows) if carried is not None else 0
         if resume is not None and chunker.resume is not None:
             resume = (chunker.resume[0] - kept + next_prefix, chunker.resume[1] - kept + next_prefix)
