@@ -82,6 +82,7 @@ def tables(text: str) -> list[tuple[int, int]]:
         ("| a |\n|---|\n===\n[x]:\n    /u\nh|i\n-|-", [(5, 6)]),  # not an indented line: code
         ("| a |\n|---|\n===\n[x]:\n/u\n***\nh|i\n-|-", [(6, 7)]),  # nor a block's start
         ("> | a |\n> |---|\n> ===\n> [x]:\n/u\n> h|i\n> -|-", [(5, 6)]),  # nor a lazy line
+        ("* |5\n  -:\n  =\n  [c]:\nv\n  *||a\n-|-|-", [(5, 6)]),  # which closes the item: read outside it
         ("| h |\n|---|\n2. item\n| x |\n|---|", [(0, 1)]),  # a list item ends a table
         ("| h |\n|---|\n*\n| x |\n|---|", [(0, 1), (3, 4)]),  # an empty one closes at once
         ("| h |\n|---|\n<span>\n| x |\n|---|", [(0, 1)]),  # an HTML block runs to a blank line

@@ -254,19 +254,21 @@ def _rows(lines: Lines, paragraph: Paragraph, end: int) -> bool:
     """Whether cmark-gfm's table, gone on over the underline that ends ``paragraph`` (a setext
     heading), goes on over each line after it up to ``end`` (excluded; between two paragraphs of
     the plain parse: link reference definitions, on a line each or over several, or lines of
-    other blocks): one that matches the containers, is indented less than four columns there, is
-    not blank, starts no block (after a table's row any block may start: ``_AFTER_A_ROW``) and has
-    a cell. Any other line ends the table (the next paragraph is read on its own)."""
-    if end == paragraph.last + 1:
-        return True
+    other blocks), or up to a lazy line, which ends it and closes the containers (``_Reader``
+    reads on from there; the lines after it must go on with the paragraph it starts): one that
+    matches the containers, is indented less than four columns there, is not blank, starts no
+    block (after a table's row any block may start: ``_AFTER_A_ROW``) and has a cell. Any other
+    line ends the table, and the next paragraph is read on its own."""
     containers = paragraph.containers
-    widths = _widths(lines, containers) if containers else []
+    widths = _widths(lines, containers) if containers and end > paragraph.last + 1 else []
+    lazy = False
     for number in range(paragraph.last + 1, end):
         line = _match(lines[number], number, containers, widths)
-        here = _at(line, len(containers))
-        if line.matched < len(containers) or here.indent >= 4 or not here.content:
+        lazy = lazy or line.matched < len(containers)
+        here = _at(line, line.matched if lazy else len(containers))
+        if not here.content or _AFTER_A_ROW.match(here.content) is not None:
             return False
-        if _AFTER_A_ROW.match(here.content) is not None or not has_cell(here.content):
+        if not lazy and (here.indent >= 4 or not has_cell(here.content)):
             return False
     return True
 

@@ -403,7 +403,9 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
     its last such line, since the blocks after it may go on (a fence the next window closes); and
     a window may start between two rows of a long top-level table (``table_restarts``), its text then
     preceded by the table's header and delimiter rows (``Carried``), which the parse reads as the
-    table's start and no chunk holds."""
+    table's start and no chunk holds. Such a table, once chunked up to one of its rows, or carried,
+    must stay one: an underline that makes its rows a setext heading's content is refused
+    (``_held``, ``_check_held``)."""
     windows = Windows(pieces)
     resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window's text
     open_headings: OpenHeadings = []  # those open where the window starts
