@@ -265,7 +265,7 @@ def _rows(lines: Lines, paragraph: Paragraph, end: int) -> bool:
     for number in range(paragraph.last + 1, end):
         line = _match(lines[number], number, containers, widths)
         lazy = lazy or line.matched < len(containers)
-        here = _at(line, line.matched if lazy else len(containers))
+        here = _at(line, len(containers))  # a lazy line: read after the containers it matches
         if not here.content or _AFTER_A_ROW.match(here.content) is not None:
             return False
         if not lazy and (here.indent >= 4 or not has_cell(here.content)):
