@@ -84,6 +84,9 @@ def tables(text: str) -> list[tuple[int, int]]:
         ("> | a |\n> |---|\n> ===\n> [x]:\n/u\n> h|i\n> -|-", [(5, 6)]),  # nor a lazy line
         ("* |5\n  -:\n  =\n  [c]:\nv\n  *||a\n-|-|-", [(5, 6)]),  # which closes the item: read outside it
         ("| h |\n|---|\n2. item\n| x |\n|---|", [(0, 1)]),  # a list item ends a table
+        ("|d\n|-\n2. x\n\n   r\n-|", [(0, 1)]),  # and stays open over a blank line: r is in it, -| lazy
+        ("|d\n|-\n2. x\n\n   r|s\n   -|-", [(0, 1), (4, 5)]),  # a table in it
+        ("|d\n|-\n2. x\n\n  r\n-|", [(0, 1), (4, 5)]),  # a line not indented into it closes it
         ("| h |\n|---|\n*\n| x |\n|---|", [(0, 1), (3, 4)]),  # an empty one closes at once
         ("| h |\n|---|\n<span>\n| x |\n|---|", [(0, 1)]),  # an HTML block runs to a blank line
         ("| h |\n|---|\n    code\n| x |\n|---|", [(0, 1), (3, 4)]),  # indented code, then a paragraph

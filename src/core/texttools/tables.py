@@ -195,6 +195,9 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple
                     start = following.first if following.containers == group[-1].containers else -1
                 elif _may_go_on(lines, group[-1], following):
                     start = following.containers[-1][1]
+                elif following.containers == group[-1].containers and reader.in_item(lines, group[-1].last, following):
+                    read_on.append((group[-1].last + 1, following.first))  # a parse from there would not know the item
+                    start = following.first
                 else:
                     break
                 if start < 0 or not reader.read_on(lines, start, following.last, following.heading):
@@ -560,6 +563,8 @@ class _Reader:
         """Whether a line left no table to follow (``step``)."""
         self.closed: set[tuple[str, int]] = set()
         """The containers that a line after a table closed for cmark-gfm (the plain parse goes on in them)."""
+        self.item_goes_on = False
+        """Whether ``in_item`` found the item open after blank lines: ``read_on`` reads on there."""
         self.contained = False
         """Whether the plain parse has the paragraph in a container (cmark-gfm may have closed them all)."""
 
@@ -625,23 +630,45 @@ class _Reader:
             and self.depth < len(self.containers)
         )
 
+    def in_item(self, lines: Lines, last: int, following: Paragraph) -> bool:
+        """Whether a list item that cmark-gfm opened after a table (``item``), with content, is
+        still open at ``following`` (a paragraph in the same containers after only blank lines,
+        from line ``last``, the last read, on): its first line is indented into the item. If so,
+        the blank lines are read (they end the table or paragraph in it), and ``read_on`` reads
+        on."""
+        if self.finished_early or self.item is None or self.mode not in ("paragraph", "table"):
+            return False
+        if any(lines[number].strip(" \t") for number in range(last + 1, following.first)):
+            return False
+        first = _match(lines[following.first], following.first, self.containers, self.widths)
+        if first.matched < self.depth or _at(first, self.depth).indent < self.item:
+            return False
+        if self.mode == "table":
+            self.tables.append(self.table(len(self.read) - 1))
+        self.mode, self.item_goes_on = "", True
+        self.read += [
+            _match(lines[number], number, self.containers, self.widths) for number in range(last + 1, following.first)
+        ]
+        return True
+
     def read_on(self, lines: Lines, start: int, last: int, heading: bool) -> bool:
         """Reads on to line ``last`` if line ``start`` (after the lines read), where the plain parse
         opens a list item, continues cmark-gfm's paragraph: one is open (a table closed the
         containers that the item opened outside), the line matches the containers still open, and
         it is indented four columns there or its marker cannot interrupt a paragraph; or an HTML
         block in a container is open (it runs to a blank line, over the plain parse's next
-        paragraph in that container). ``heading``: the lines end with a setext underline."""
+        paragraph in that container); or a list item that cmark-gfm opened after a table goes on
+        after blank lines (``in_item``). ``heading``: the lines end with a setext underline."""
         line = _match(lines[start], start, self.containers, self.widths)
         if self.finished_early or (self.mode == "html" and line.matched < self.depth):
             return False
-        if self.mode != "html":
+        if self.mode != "html" and not self.item_goes_on:
             if not self.may_read_on():
                 return False
             here = _at(line, self.depth)
             if line.matched < self.depth or not (here.indent >= 4 or _cannot_interrupt(here.content)):
                 return False
-        first = len(self.read)
+        first, self.item_goes_on = len(self.read), False
         self.read.append(line)
         numbers = range(start + 1, last + 1)
         self.read += [_match(lines[number], number, self.containers, self.widths) for number in numbers]
