@@ -87,6 +87,8 @@ def tables(text: str) -> list[tuple[int, int]]:
         ("|d\n|-\n2. x\n\n   r\n-|", [(0, 1)]),  # and stays open over a blank line: r is in it, -| lazy
         ("|d\n|-\n2. x\n\n   r|s\n   -|-", [(0, 1), (4, 5)]),  # a table in it
         ("|d\n|-\n2. x\n\n  r\n-|", [(0, 1), (4, 5)]),  # a line not indented into it closes it
+        ("||\n-:\n2. x\n\n\td\nx|`\n-|-", [(0, 1)]),  # indented code for the plain parse: in it
+        ("| a |\n| - |\n| a |\n - \n    indented\n| a |\n| - |", []),  # an empty item's content on the next line
         ("| h |\n|---|\n*\n| x |\n|---|", [(0, 1), (3, 4)]),  # an empty one closes at once
         ("| h |\n|---|\n<span>\n| x |\n|---|", [(0, 1)]),  # an HTML block runs to a blank line
         ("| h |\n|---|\n    code\n| x |\n|---|", [(0, 1), (3, 4)]),  # indented code, then a paragraph

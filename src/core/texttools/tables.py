@@ -631,25 +631,41 @@ class _Reader:
         )
 
     def in_item(self, lines: Lines, last: int, following: Paragraph) -> bool:
-        """Whether a list item that cmark-gfm opened after a table (``item``), with content, is
-        still open at ``following`` (a paragraph in the same containers after only blank lines,
-        from line ``last``, the last read, on): its first line is indented into the item. If so,
-        the blank lines are read (they end the table or paragraph in it), and ``read_on`` reads
-        on."""
-        if self.finished_early or self.item is None or self.mode not in ("paragraph", "table"):
+        """Whether a list item that cmark-gfm opened after a table (``item``) is still open at
+        ``following`` (a paragraph in the same containers, after line ``last``, the last read):
+        each line between (blank lines, and lines the plain parse reads as other blocks, indented
+        code) is blank or indented into the item, and ``following``'s first line too, unless it
+        continues a paragraph in the item (an item with no content yet closes at a blank line). If
+        so, the lines between are read (a blank one ends the table or paragraph in it), and
+        ``read_on`` reads on."""
+        if self.finished_early or self.item is None or following.first == last + 1:
             return False
-        if any(lines[number].strip(" \t") for number in range(last + 1, following.first)):
-            return False
-        first = _match(lines[following.first], following.first, self.containers, self.widths)
-        if first.matched < self.depth or _at(first, self.depth).indent < self.item:
-            return False
-        if self.mode == "table":
-            self.tables.append(self.table(len(self.read) - 1))
-        self.mode, self.item_goes_on = "", True
-        self.read += [
+        between = [
             _match(lines[number], number, self.containers, self.widths) for number in range(last + 1, following.first)
         ]
-        return True
+        places = [_at(line, self.depth) for line in between]
+        if any(
+            line.matched < self.depth or (here.content and here.indent < self.item)
+            for line, here in zip(between, places, strict=True)
+        ):
+            return False
+        if self.mode == "" and not places[0].content:
+            return False  # an empty item (or none that holds content) ends at a blank line
+        first = _match(lines[following.first], following.first, self.containers, self.widths)
+        in_paragraph = bool(places[-1].content) and places[-1].indent - self.item < 4
+        if not in_paragraph and (first.matched < self.depth or _at(first, self.depth).indent < self.item):
+            return False
+        start = len(self.read)
+        self.read += between
+        for index, here in enumerate(places, start):
+            if here.content:
+                self.finished_early = self.finished_early or not self.step(index, False)
+                continue
+            if self.mode == "table":
+                self.tables.append(self.table(index - 1))
+            self.mode = ""
+        self.item_goes_on = not self.finished_early
+        return self.item_goes_on
 
     def read_on(self, lines: Lines, start: int, last: int, heading: bool) -> bool:
         """Reads on to line ``last`` if line ``start`` (after the lines read), where the plain parse
