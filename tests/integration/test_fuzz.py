@@ -20,6 +20,7 @@ from moto import mock_aws
 
 from scripts.lambda_events import LOCAL_REGION, LocalContext, api_event, s3_event
 from tests.conftest import CommonmarkBlocks, api_handler, commonmark_js_batch, spec_faithful
+from tests.table_documents import table_document
 from tests.unit.test_size_chunk_properties import boundaries
 from texttools.registry import TOOL_IDS, tools
 
@@ -321,57 +322,13 @@ def test_markdown_block_structure_is_commonmark_s_on_every_character() -> None:
 
 TABLE_DOCUMENTS = max(3_000, 10 * EXAMPLES)
 """3 000 documents in make test, 50 000 in make fuzz (10 times TEXT_TOOLS_FUZZ_EXAMPLES)."""
-TABLE_CELLS = ["a", " b ", "`x|y`", "c \\| d", "e \\\\| f", "", "  ", "\u4e2d\u6587", "\U0001f600", "e\u0301", "\tt\t",
-               "**b**", "1,204.5", "\u200b", "\v", "x\u00a0y"]  # fmt: skip
-TABLE_OTHER_LINES = ["text", "more text", "    indented", "\tindented", "2. x", "*", "1.", "<span>", "</a>", "# h",
-                     "***", "---", "===", "```", "> q", "- x", "", "", "[a]: /u", "lazy | x", "   | r |", "  |-|",
-                     "<div>", "~~~"]  # fmt: skip
-
-
-def table_row(random: Random, cells: int) -> str:
-    body = "|".join(random.choice(TABLE_CELLS) for _ in range(cells))
-    return random.choice([f"| {body} |", body, f"|{body}", f"{body}|", f"| {body} |"])
-
-
-def table_block(random: Random) -> list[str]:
-    """A table (its header and delimiter rows with as many cells, or one more or fewer), rows with
-    more or fewer cells, and lines that end a table or not, in a block quote or a list item or not,
-    each container line left lazy at times."""
-    columns = random.randint(1, 3)
-    delimiter = "|".join(random.choice([" - ", ":-", "-:", ":---:", "---", " -- ", "-\t"]) for _ in range(
-        columns + random.choice([0, 0, 0, 0, 0, 1, -1])))  # fmt: skip
-    lines = ["para line"] if random.random() < 0.3 else []
-    lines += [
-        table_row(random, columns),
-        random.choice([f"|{delimiter}|", delimiter, f"|{delimiter}", f"{delimiter}|"]),
-    ]
-    for _ in range(random.randint(0, 4)):
-        lines.append(
-            table_row(random, random.randint(1, 4)) if random.random() < 0.7 else random.choice(TABLE_OTHER_LINES)
-        )
-    container = random.random()
-    if container < 0.2:
-        return [("> " if random.random() < 0.85 else "") + line for line in lines]
-    if container < 0.4:
-        marker, indent = random.choice([("- ", "  "), ("1. ", "   "), ("* ", "  ")])
-        rest = [(indent if random.random() < 0.85 else random.choice(["", " ", "    "])) + line for line in lines[1:]]
-        return [marker + lines[0], *rest]
-    return lines
-
-
-def table_document(random: Random) -> str:
-    lines: list[str] = []
-    for _ in range(random.randint(1, 3)):
-        lines += table_block(random)
-        lines += random.choices(TABLE_OTHER_LINES, k=random.randint(0, 2))
-    return random.choice(["\n", "\n", "\r\n", "\r"]).join(lines) + random.choice(["", "\n"])
 
 
 def test_tables_are_cmark_gfm_s_on_generated_documents() -> None:
-    """Which lines form a table: cmark-gfm's (tests/gfm.py). Skipped, as the descriptor leaves them
-    open: documents where the plain parsers (cmark-gfm's, markdown-it-py's, the tool's) find other
-    paragraphs, and those where cmark-gfm and markdown-it-py (a CommonMark parser with the table
-    extension) find other tables."""
+    """Which lines form a table, in tests/table_documents.py's documents: cmark-gfm's
+    (tests/gfm.py). Skipped, as the descriptor leaves them open: documents where the plain parsers
+    (cmark-gfm's, markdown-it-py's, the tool's) find other paragraphs, and those where cmark-gfm
+    and markdown-it-py (a CommonMark parser with the table extension) find other tables."""
     from tests import gfm
     from texttools.markdown import block_structure
 

@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CommonmarkBlocks
+from tests.table_documents import table_document
 from tests.unit.test_markdown_size_properties import LINES, expected, joined
 from tests.unit.test_markdown_tables import table_blocks
 from tests.unit.test_size_chunk_properties import sizes
@@ -219,6 +220,54 @@ def test_tables_in_windows_equal_the_whole_text(
         try:
             chunks, summary = drained(stream_markdown_size_chunk(pieces, Settings(*size), 6))
         except InputTooLarge:  # a setext underline under a table longer than it held: refused
+            assert any(heading.setext for heading in block_structure(text).headings)
+            return
+    assert chunks == markdown_size_chunk(text, Settings(*size), 6, None)["chunks"]
+    assert summary == {"chunk_count": len(chunks)}
+
+
+generated_tables = st.randoms(use_true_random=False).map(table_document)
+
+
+@PROPERTY
+@given(generated_tables, sizes(40), st.integers(1, 24), st.integers(0, 40), st.data())
+@example("para line\n| a | b |\n -- |-:\n| c | d |\n=", (1, 0, 0), 19, 0, None)
+@example("| a | b |\n:-| - \n| c | d |\n   -", (1, 0, 0), 7, 0, None)
+@example("a|\n:-|\n</a>\n# h\n| b | c |\n-:| - ", (1, 0, 0), 1, 0, None)
+@example(
+    "ara line\n| a |\n| - |\n===\npara line\n| a |\n| - |\n| a |\n> para line\n> | a |\n> | - |", (1, 0, 0), 5, 0, None
+)
+@example("> | a |\n> | - |\npara line\n| a |\n| - |\n| a |\n| a |\ntext\n---", (1, 0, 0), 7, 0, None)
+@example("x\u00a0y\n| - \nb]:\n/u\n`x|y`\n||\n||\v\n- x", (1, 0, 0), 5, 0, None)
+@example("- a\n  ***\n[b]:\n/u\n<span>\n- x\n<span>", (1, 0, 0), 1, 0, None)
+@example(
+    "ara line\n b | b |\n|:---:|:-|\nc \\| d\n| c \\| d|   |\n| |\u200b|\u200b |\n| e \\\\| f|a|\tt\t |\n===",
+    (1, 0, 0),
+    5,
+    0,
+    None,
+)
+def test_generated_table_documents_in_windows_equal_the_whole_text(
+    text: str, size: tuple[int, int, int], window: int, held: int, data: st.DataObject | None
+) -> None:
+    """The table documents judged by cmark-gfm in tests/integration/test_fuzz.py (tables in block
+    quotes and list items, lazy lines, setext underlines, HTML blocks and link reference
+    definitions after rows), cut at generated places and read in windows of 1 to 24 characters,
+    tables held from 0 to 40 characters: each chunk is the whole text's. Refused only where a
+    setext underline comes under a table whose rows a window had chunked or started between (the
+    examples, in order: under a table chunked up to a row, with or without a paragraph before it).
+    No window starts in the HTML block that a row's next line opens (where the plain parse has a
+    heading, then a table), nor in the paragraph after a table's ``===`` row (cmark-gfm's table
+    goes on there); a table in lazy lines of a quote's paragraph is the quote's for a window; an
+    underline on a window's last line (``-``, then ``- x``) opens no heading there, nor lets go of
+    a table chunked up to a row (``===``, whole in the next window); and no window
+    starts after link reference definitions that a list's range holds (``<span>`` continues them).
+    """
+    pieces = data.draw(cut_text(text)) if data else list(text)
+    with windows_of(window), tables_held(held):
+        try:
+            chunks, summary = drained(stream_markdown_size_chunk(pieces, Settings(*size), 6))
+        except InputTooLarge:
             assert any(heading.setext for heading in block_structure(text).headings)
             return
     assert chunks == markdown_size_chunk(text, Settings(*size), 6, None)["chunks"]

@@ -164,8 +164,16 @@ def block_structure(text: str, restarts: bool = False, tables: bool = False, sta
     read_on: list[tuple[int, int]] = []  # where cmark-gfm's blocks go on past the plain parse's: no restart
     found_tables = _tables(text, starts, source, paragraphs, hints, read_on) if paragraphs else []
     if read_on and restart:
-        restart = [line for line in restart if not any(first <= line <= last for first, last in read_on)]
+        restart = _outside(restart, read_on)
     return Blocks(found, literals, restart, found_tables)
+
+
+def _outside(lines: list[int], ranges: list[tuple[int, int]]) -> list[int]:
+    """The ``lines`` in none of ``ranges`` (first and last line, ordered by first line, which may
+    overlap): a bisection each, so that many ranges cost no more than a few."""
+    firsts = [first for first, _ in ranges]
+    reach = list(accumulate((last for _, last in ranges), max))  # the last line any range up to each reaches
+    return [line for line in lines if (index := bisect_right(firsts, line) - 1) < 0 or line > reach[index]]
 
 
 def _tables(
@@ -210,11 +218,13 @@ def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
     CommonMark decides a line's blocks from the blocks open after the line before it and the line
     itself. So ``R`` qualifies when no block that opened before ``R`` is open at ``R`` (its range
     does not reach past the line before), and the line before is blank or the last line of a block
-    the parse reports: a line that no block holds may be a link reference definition, which a title
-    on the next line can continue. One kind of block may stay open: a top-level list, when a new
-    item starts at ``R`` (no item, and so no block inside one, crosses); the parse from ``R``
-    starts a new list there, whose items hold the same blocks. A line that starts with U+FEFF is
-    not taken either (a parse drops it as a byte order mark at its start)."""
+    the parse reports (a list's range may hold such definitions after its last item): a line that
+    no block holds may be a link reference definition, which a title or any line that cannot
+    interrupt a paragraph (``<span>``) on the next line can continue. One kind of block may stay
+    open: a top-level list, when a new item starts at ``R`` (no item, and so no block inside one,
+    crosses); the parse from ``R`` starts a new list there, whose items hold the same blocks. A
+    line that starts with U+FEFF is not taken either (a parse drops it as a byte order mark at its
+    start)."""
     starts = running_sum(map(add, map(len, source.split(b"\n")), repeat(1)), 0)
     lines = len(starts) - 1
     if not every_block:
@@ -222,7 +232,9 @@ def restart_lines(source: bytes, every_block: list[BlockRange]) -> list[int]:
     block_starts, block_ends, lists = zip(*every_block, strict=True)
     firsts = list(map(bisect_right, repeat(starts), block_starts))  # each 1 + its first line
     lasts = list(map(bisect_right, repeat(starts), map(max, block_starts, map(sub, block_ends, repeat(1)))))
-    last_lines = set(lasts)  # each 1 + a line that is some block's last
+    # each 1 + a line that is some block's last; not a list's: its range may go on over link reference
+    # definitions after its last item, which the next line may continue (its items' last lines count)
+    last_lines = {last for last, is_list in zip(lasts, lists, strict=True) if not is_list}
     crossing = [0] * (lines + 2)  # +1 where a crossing block's later lines begin, -1 after them
     for first, last, is_list in zip(firsts, lasts, lists, strict=True):
         if last > first and not is_list:

@@ -30,7 +30,7 @@ is escaped too), a leading and a trailing ``|`` bounding the row.
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import NamedTuple
 
 from .lines import line_end
@@ -60,6 +60,23 @@ _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*")
 """A setext heading's underline, from its first character (CommonMark 4.3): where a table's end
 has closed the containers, one that the plain parse reads as a lazy line."""
+_HTML_TYPE_6 = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt"
+    "|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu"
+    "|menuitem|nav|noframes|ol|optgroup|option|p|param|section|source|summary|table|tbody|td|tfoot|th|thead|title|tr"
+    "|track|ul"
+)
+"""cmark-gfm's HTML block tag names of type 6 (CommonMark 0.29's: ``source`` among them, no ``search``)."""
+_AFTER_A_ROW = re.compile(
+    r"(?:>|#{1,6}(?:[ \t]|$)|`{3,}[^`]*$|~{3,}|(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|$)"
+    r"|(?:\*[ \t]*){3,}$|(?:-[ \t]*){3,}$|(?:_[ \t]*){3,}$"
+    r"|<(?:script|pre|style|textarea)(?:[ \t>]|$)|<!--|<\?|<![A-Za-z]|<!\[CDATA\["
+    rf"|</?(?:{_HTML_TYPE_6})(?:[ \t]|/?>|$))",
+    re.IGNORECASE,
+)
+"""The start of a block that a line opens after a table's row, from its first character that is
+not a space or a tab (CommonMark 0.29, section 4 and 5; a table is no paragraph, so that any block
+may start there), but for an HTML block of type 7 (``_HTML_TYPE_7``) and indented code."""
 _BULLET_OR_ORDERED = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 """A list item's marker, followed by a space, a tab or the line's end (CommonMark 5.2)."""
 _ORDERED = re.compile(r"([0-9]{1,9})[.)](?=[ \t]|$)")
@@ -72,7 +89,9 @@ _HTML_TYPE_7 = re.compile(rf"(?:<[A-Za-z][A-Za-z0-9-]*{_ATTRIBUTE}*[ \t]*/?>|</[
 class Table(NamedTuple):
     """A table: its first and last line (0-based; the delimiter row is ``first + 1``), where its
     text starts on its first line (after the containers' markers and the indentation), and
-    whether it is at the top level (in no block quote or list item)."""
+    whether it is at the top level (in no block quote or list item, for cmark-gfm and for the plain
+    parse: lazy lines of a quote's paragraph are in the quote for the plain parse, where a table
+    ended by one of them closed it for cmark-gfm)."""
 
     first: int
     last: int
@@ -113,23 +132,24 @@ class Paragraph(NamedTuple):
     """Whether a line of it may be a delimiter row (``candidates``)."""
 
 
-def find_tables(
-    lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple[int, int]] | None = None
-) -> list[Table]:
+def find_tables(lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple[int, int]]) -> list[Table]:
     """The tables of a text (``lines``, without their endings) whose lines are all lines of its
     paragraphs (``paragraphs``, with the headings at any depth, in order), looked for in those
     where a line may be a delimiter row (``Paragraph.hinted``).
 
     Two places where cmark-gfm's blocks go on past the plain parse's paragraph are followed: a
     table that reaches a setext heading's ``=`` underline takes it for a row (the plain parse
-    ends the heading there) and goes on into the paragraph on the next line, so a setext heading
-    and that paragraph are read as one; and an HTML block that a table's next line opens (type 7,
-    which cannot interrupt a paragraph) runs to the next blank line, so no table starts before it.
-    Where cmark-gfm's paragraph may go on past the plain parse's (``_Reader.read_on``), the lines
-    from there to the next blank line are added to ``read_on`` (first and last): no parse may start
-    again there (``texttools.markdown.block_structure``'s restarts), since a parse from there
-    would not know that paragraph (and the paragraphs after it may not have been read here: only
-    those of blocks with a line that may be a delimiter row are).
+    ends the heading there) and goes on over the lines after it that are rows for it (link
+    reference definitions, on a line each or over several: ``_rows``) into the next paragraph, so
+    a setext heading, those lines and that paragraph are read as one; and an HTML block that a
+    table's next line opens (type 7, which cannot interrupt a paragraph) runs to the next blank
+    line, so no table starts before it. The lines where a parse from there would not know what
+    cmark-gfm has open are added to ``read_on`` (first and last, ordered by their first lines), so
+    that no parse starts again there (``texttools.markdown.block_structure``'s restarts): from
+    such an underline to the next paragraph's first line, from such an HTML block's start to the
+    next blank line, and, where cmark-gfm's paragraph may go on past the plain parse's
+    (``_Reader.read_on``), from there to the next blank line (the paragraphs after it may not have
+    been read here: only those of blocks with a line that may be a delimiter row are).
     """
     found: list[Table] = []
     closed: set[tuple[str, int]] = set()  # the containers cmark-gfm closed where the plain parse goes on
@@ -147,7 +167,7 @@ def find_tables(
             following is not None
             and following.containers == paragraph.containers
             and _underlined(lines, paragraph)
-            and _definitions(lines, paragraph.last + 1, following.first)
+            and _rows(lines, paragraph, following.first)
         ):
             gaps.update(range(paragraph.last + 1, following.first))
             continue  # a setext heading with ``=`` (or ``--``), then a paragraph: one for cmark-gfm
@@ -155,8 +175,9 @@ def find_tables(
         if any(part.hinted for part in group) and first >= blank_from:
             merged = Paragraph(first, last, group[0].containers)
             underlines = {part.last - first for part in group if part.heading}
+            read_on += [(before.last + 1, after.first) for before, after in pairwise(group)]  # after underlines
             tables, html_open, reader = paragraph_tables(lines, merged, underlines, closed)
-            if read_on is not None and reader is not None and reader.may_read_on():
+            if reader is not None and reader.may_read_on():
                 start = max(last + 1, blank_at)
                 blank_at = next((at for at in range(start, len(lines)) if not lines[at].strip(" \t")), len(lines))
                 read_on.append((last + 1, blank_at))
@@ -166,6 +187,9 @@ def find_tables(
                     start = following.first if following.containers == group[-1].containers else -1
                 elif _may_go_on(lines, group[-1], following):
                     start = following.containers[-1][1]
+                elif following.containers == group[-1].containers and reader.in_item(lines, group[-1].last, following):
+                    read_on.append((group[-1].last + 1, following.first))  # a parse from there would not know the item
+                    start = following.first
                 else:
                     break
                 if start < 0 or not reader.read_on(lines, start, following.last, following.heading):
@@ -175,15 +199,26 @@ def find_tables(
                 index += 1
             if reader is not None:
                 tables, html_open, last = reader.finished(), reader.html_open, group[-1].last
-            tables = [table for table in tables if not any(table.first <= gap <= table.last for gap in gaps)]
-            headings = [(part.first, part.last) for part in group if part.heading]
-            found += [table for table in tables if not any(a <= table.last and table.first <= b for a, b in headings)]
+            tables = _holding_none(tables, [(gap, gap) for gap in sorted(gaps)])
+            found += _holding_none(tables, [(part.first, part.last) for part in group if part.heading])
             if html_open:
                 blank_from = next(
                     (number for number in range(last + 1, len(lines)) if not lines[number].strip(" \t")), len(lines)
                 )
+                read_on.append((last + 1, blank_from))  # a parse from a line it holds would not know it
         group, gaps = [], set()
     return found
+
+
+def _holding_none(tables: list[Table], ranges: list[tuple[int, int]]) -> list[Table]:
+    """The ``tables`` that hold no line of ``ranges`` (first and last lines, disjoint, in order): a
+    bisection each, so that a group of many headings or gap lines and many tables costs no more
+    than reading them."""
+    if not ranges:
+        return tables
+    firsts = [first for first, _ in ranges]
+    before = [bisect_right(firsts, table.last) - 1 for table in tables]  # the last range starting at or before its end
+    return [table for table, at in zip(tables, before, strict=True) if at < 0 or ranges[at][1] < table.first]
 
 
 def _may_go_on(lines: Lines, paragraph: Paragraph, following: Paragraph) -> bool:
@@ -210,12 +245,27 @@ def _cannot_interrupt(content: str) -> bool:
     return not content[marker.end() :].strip(" \t") or (marker.re is _ORDERED and int(marker[1]) != 1)
 
 
-def _definitions(lines: Lines, first: int, end: int) -> bool:
-    """Whether lines ``first`` to ``end`` (excluded) between two paragraphs of the plain parse are
-    none, or each starts with ``[``: link reference definitions on a line each, which cmark-gfm's
-    table reads as rows (not followed: definitions over several lines, and any other block, which
-    ends the table)."""
-    return all(lines[number].lstrip(" \t>")[:1] == "[" for number in range(first, end))
+def _rows(lines: Lines, paragraph: Paragraph, end: int) -> bool:
+    """Whether cmark-gfm's table, gone on over the underline that ends ``paragraph`` (a setext
+    heading), goes on over each line after it up to ``end`` (excluded; between two paragraphs of
+    the plain parse: link reference definitions, on a line each or over several, or lines of
+    other blocks), or up to a lazy line, which ends it and closes the containers (``_Reader``
+    reads on from there; the lines after it must go on with the paragraph it starts): one that
+    matches the containers, is indented less than four columns there, is not blank, starts no
+    block (after a table's row any block may start: ``_AFTER_A_ROW``) and has a cell. Any other
+    line ends the table, and the next paragraph is read on its own."""
+    containers = paragraph.containers
+    widths = _widths(lines, containers) if containers and end > paragraph.last + 1 else []
+    lazy = False
+    for number in range(paragraph.last + 1, end):
+        line = _match(lines[number], number, containers, widths)
+        lazy = lazy or line.matched < len(containers)
+        here = _at(line, len(containers))  # a lazy line: read after the containers it matches
+        if not here.content or _AFTER_A_ROW.match(here.content) is not None:
+            return False
+        if not lazy and (here.indent >= 4 or not has_cell(here.content)):
+            return False
+    return True
 
 
 def _underlined(lines: Lines, paragraph: Paragraph) -> bool:
@@ -397,14 +447,16 @@ def paragraph_tables(
     (``_Reader.read_on``): its tables are then ``_Reader.finished``'s."""
     if len(paragraph.containers) > MAX_DEPTH:
         return [], False, None
+    contained = bool(paragraph.containers)  # for the plain parse, even where cmark-gfm closed them all
     paragraph = paragraph._replace(containers=tuple(each for each in paragraph.containers if each not in closed))
     top_level = not paragraph.containers and not underlines and _indentation(lines[paragraph.first]) < 4
     if top_level and (fast := _top_level_tables(lines, paragraph)) is not None:
-        return (*fast, None)
+        tables, html_open = fast
+        return [table._replace(top_level=False) for table in tables] if contained else tables, html_open, None
     widths = _widths(lines, paragraph.containers)
     numbers = range(paragraph.first, paragraph.last + 1)
     reader = _Reader(paragraph, [_match(lines[number], number, paragraph.containers, widths) for number in numbers])
-    reader.closed, reader.widths = closed, widths
+    reader.closed, reader.widths, reader.contained = closed, widths, contained
     if _at(reader.read[0], reader.depth).indent >= 4:
         reader.mode = "code"
     reader.read_lines(1, underlines)
@@ -503,11 +555,16 @@ class _Reader:
         """Whether a line left no table to follow (``step``)."""
         self.closed: set[tuple[str, int]] = set()
         """The containers that a line after a table closed for cmark-gfm (the plain parse goes on in them)."""
+        self.item_goes_on = False
+        """Whether ``in_item`` found the item open after blank lines: ``read_on`` reads on there."""
+        self.contained = False
+        """Whether the plain parse has the paragraph in a container (cmark-gfm may have closed them all)."""
 
     def table(self, last: int) -> Table:
         first = self.paragraph.first
         column = _at(self.read[self.header], self.depth).column
-        return Table(first + self.header, first + last, column, self.depth == 0 and self.item is None)
+        top_level = self.depth == 0 and self.item is None and not self.contained
+        return Table(first + self.header, first + last, column, top_level)
 
     def step(self, index: int, underline: bool) -> bool:
         """Reads one line; ``False``: no table follows in the paragraph."""
@@ -565,23 +622,61 @@ class _Reader:
             and self.depth < len(self.containers)
         )
 
+    def in_item(self, lines: Lines, last: int, following: Paragraph) -> bool:
+        """Whether a list item that cmark-gfm opened after a table (``item``) is still open at
+        ``following`` (a paragraph in the same containers, after line ``last``, the last read):
+        each line between (blank lines, and lines the plain parse reads as other blocks, indented
+        code) is blank or indented into the item, and ``following``'s first line too, unless it
+        continues a paragraph in the item (an item with no content yet closes at a blank line). If
+        so, the lines between are read (a blank one ends the table or paragraph in it), and
+        ``read_on`` reads on."""
+        if self.finished_early or self.item is None or following.first == last + 1:
+            return False
+        between = [
+            _match(lines[number], number, self.containers, self.widths) for number in range(last + 1, following.first)
+        ]
+        places = [_at(line, self.depth) for line in between]
+        if any(
+            line.matched < self.depth or (here.content and here.indent < self.item)
+            for line, here in zip(between, places, strict=True)
+        ):
+            return False
+        if self.mode == "" and not places[0].content:
+            return False  # an empty item (or none that holds content) ends at a blank line
+        first = _match(lines[following.first], following.first, self.containers, self.widths)
+        in_paragraph = bool(places[-1].content) and places[-1].indent - self.item < 4
+        if not in_paragraph and (first.matched < self.depth or _at(first, self.depth).indent < self.item):
+            return False
+        start = len(self.read)
+        self.read += between
+        for index, here in enumerate(places, start):
+            if here.content:
+                self.finished_early = self.finished_early or not self.step(index, False)
+                continue
+            if self.mode == "table":
+                self.tables.append(self.table(index - 1))
+            self.mode = ""
+        self.item_goes_on = not self.finished_early
+        return self.item_goes_on
+
     def read_on(self, lines: Lines, start: int, last: int, heading: bool) -> bool:
         """Reads on to line ``last`` if line ``start`` (after the lines read), where the plain parse
         opens a list item, continues cmark-gfm's paragraph: one is open (a table closed the
         containers that the item opened outside), the line matches the containers still open, and
         it is indented four columns there or its marker cannot interrupt a paragraph; or an HTML
         block in a container is open (it runs to a blank line, over the plain parse's next
-        paragraph in that container). ``heading``: the lines end with a setext underline."""
+        paragraph in that container); or a list item that cmark-gfm opened after a table goes on
+        after blank lines (``in_item``). ``heading``: the lines end with a setext underline."""
         line = _match(lines[start], start, self.containers, self.widths)
         if self.finished_early or (self.mode == "html" and line.matched < self.depth):
             return False
-        if self.mode != "html":
+        if self.mode != "html" and not self.item_goes_on:
             if not self.may_read_on():
                 return False
             here = _at(line, self.depth)
             if line.matched < self.depth or not (here.indent >= 4 or _cannot_interrupt(here.content)):
                 return False
-        first = len(self.read)
+        first, self.item_goes_on = len(self.read), False
         self.read.append(line)
         numbers = range(start + 1, last + 1)
         self.read += [_match(lines[number], number, self.containers, self.widths) for number in numbers]

@@ -360,6 +360,33 @@ def _carried(
     return Carried(text[first : starts[table.first + 2]], at.offset + first, at.line + table.first)
 
 
+def _held(
+    held: int | None, carried: Carried | None, table_line: int | None, decided: int, chunked: bool, at: Position
+) -> int | None:
+    """The first line (in the document) of the table whose rows must stay a table's in the next
+    window: the one it carries in (the text before is gone), else the one whose row the text
+    chunked (``chunked``) ended at (``table_line``, its first line in a window that starts at
+    ``at``), else ``held`` (the last window's) while the text chunked ends on or before its first
+    line (``decided``: where it ends, in the window; after it, it ends where a parse may start
+    again, past the table's paragraph: what was chunked is final)."""
+    if carried is not None:
+        return carried.line
+    if table_line is not None:  # not the table carried in: ``carried`` is None
+        return at.line + table_line if chunked else held
+    return held if held is not None and at.line + decided <= held else None
+
+
+def _check_held(held: int, blocks: Blocks, read: int, carried: Carried | None, at: Position) -> None:
+    """Refuses a document in which the table whose first line is ``held`` (``_held``), its rows
+    chunked as a table's or dropped with a window's start, turns out to be (in ``blocks``, of a
+    window that starts at ``at`` and carried ``carried``) the content of a setext heading whose
+    underline is one of the window's first ``read`` lines (its last, if the text goes on, may go on
+    as another block: ``- x``, where ``-`` was an underline)."""
+    line = 0 if carried is not None and held == carried.line else held - at.line  # in the window's text
+    if any(heading.line <= line < heading.line + heading.lines <= read for heading in blocks.headings):
+        raise table_held_too_long(held)
+
+
 def _visible_end(text: str, starts: list[int], line: int) -> int:
     """Where a line's last character that is not whitespace ends."""
     return starts[line] + len(text[starts[line] : line_end(text, starts, line)].rstrip(WHITESPACE))
@@ -377,19 +404,24 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
     its last such line, since the blocks after it may go on (a fence the next window closes); and
     a window may start between two rows of a long top-level table (``table_restarts``), its text then
     preceded by the table's header and delimiter rows (``Carried``), which the parse reads as the
-    table's start and no chunk holds."""
+    table's start and no chunk holds. Such a table, once chunked up to one of its rows, or carried,
+    must stay one: an underline that makes its rows a setext heading's content is refused
+    (``_held``, ``_check_held``)."""
     windows = Windows(pieces)
     resume: tuple[int, int] | None = None  # the next chunk's start and low, in the window's text
     open_headings: OpenHeadings = []  # those open where the window starts
     carried: Carried | None = None
+    held: int | None = None  # the first line of a table chunked up to one of its rows, in the document
     count = 0
     for window in windows:
         prefix = carried.rows if carried is not None else ""
         text = prefix + window.text
         blocks = block_structure(text, restarts=not window.final, tables=True)
         starts = line_starts(line_view(text).split("\n"))
-        if carried is not None and any(heading.line < 2 for heading in blocks.headings):
-            raise table_held_too_long(carried.line)  # its rows were a setext heading's content
+        carried_lines = line_view(prefix).count("\n")
+        at = Position(window.at.offset - len(prefix), window.at.line - carried_lines, window.at.first_index)
+        if held is not None:
+            _check_held(held, blocks, len(starts) - 1 - (not window.final), carried, at)
         in_tables = {} if window.final else table_restarts(text, starts, blocks, carried)
         restarts = sorted({*(starts[line] for line in blocks.restarts), *in_tables})
         decided = text if window.final else text[: last_restart(restarts, len(text))]
@@ -398,8 +430,6 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
             resume = (first, first)
         spans = list(chunker.spans(*resume, None)) if resume is not None else []
         count += len(spans)
-        carried_lines = line_view(prefix).count("\n")
-        at = Position(window.at.offset - len(prefix), window.at.line - carried_lines, window.at.first_index)
         if spans:
             paths = [chunker.layout.headings_at(span.start) for span in spans]
             chunks = sized_chunk_objects(decided, spans, at, chunker.lines.starts_of_lines, paths)
@@ -416,10 +446,12 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
             kept = max(len(prefix), last_restart(restarts, reader.context(start)))  # the context: read past the parse
         if len(text) - kept > MAX_HELD_CHARS:
             raise held_too_long(at.line + line_view(text).count("\n", 0, len(decided)), "block")
-        opened = [heading for heading in blocks.headings if heading.level <= max_level and starts[heading.line] < kept]
-        outline(text, starts, opened, open_headings)  # the headings open where the next window starts
+        opened = [h for h in blocks.headings if h.level <= max_level and starts[h.line + h.lines] <= kept]
+        outline(text, starts, opened, open_headings)  # those that end before the next window (not a carried row's)
         if kept > len(prefix):  # a new table carried in, the same one further on, or none
             carried = _carried(text, starts, blocks, in_tables.get(kept), at, carried)
+        decided_line = bisect_right(starts, len(decided)) - 1
+        held = _held(held, carried, in_tables.get(len(decided)), decided_line, bool(spans), at)
         next_prefix = len(carried.rows) if carried is not None else 0
         if resume is not None and chunker.resume is not None:
             resume = (chunker.resume[0] - kept + next_prefix, chunker.resume[1] - kept + next_prefix)
