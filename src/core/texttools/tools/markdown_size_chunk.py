@@ -416,8 +416,8 @@ def _chunk_batches(pieces: Iterable[str], sizes: Settings, max_level: int) -> Ba
     for window in windows:
         prefix = carried.rows if carried is not None else ""
         text = prefix + window.text
-        blocks = block_structure(text, restarts=not window.final, tables=True)
         starts = line_starts(line_view(text).split("\n"))
+        blocks = block_structure(text, restarts=not window.final, tables=True, starts=starts)
         carried_lines = line_view(prefix).count("\n")
         at = Position(window.at.offset - len(prefix), window.at.line - carried_lines, window.at.first_index)
         if held is not None:
