@@ -656,20 +656,28 @@ class Reach:
     def __init__(self, text: str, start: int, high: int, terminator: str) -> None:
         self.text, self.high = text, high
         self.reversed = text[high:start:-1] + text[start] + terminator  # the closers between are alike to the search
-        self._scans: dict[re.Pattern[str], _Scan] = {}
+        self._scans: dict[re.Pattern[str], _Scan | None] = {}
 
     def _matches(self, pattern: "re.Pattern[str]", low: int, top: int) -> Iterator[tuple[int, "re.Match[str]"]]:
         """Each match of ``pattern`` with the end it reads, for the ends in (low, top], last first.
         The Markdown kinds ask for many such ranges of one reach (the gaps between heading spans,
         say), top down: they share one scan, which reads each character once. A scan for each, which
         went on past ``low`` to the next match, read the rest of the reach for each gap where there
-        was none: quadratic (256 KiB of ``a\\n=\\n`` at 100 000 characters took 78 s)."""
+        was none: quadratic (256 KiB of ``a\\n=\\n`` at 100 000 characters took 78 s). The first
+        search of a pattern scans on its own, as most reaches have one (a chunk of a few characters
+        costs no more for it); a scan is kept from the second on."""
         high = self.high
         origin = high - top
-        scan = self._scans.get(pattern)
-        if scan is None or origin < scan.origin:
-            scan = self._scans[pattern] = _Scan(pattern.finditer(self.reversed, origin), origin)
-        for match in scan.matches_from(origin):
+        matches: Iterator[re.Match[str]]
+        if pattern not in self._scans:
+            self._scans[pattern] = None
+            matches = pattern.finditer(self.reversed, origin)
+        else:
+            scan = self._scans[pattern]
+            if scan is None or origin < scan.origin:
+                scan = self._scans[pattern] = _Scan(pattern.finditer(self.reversed, origin), origin)
+            matches = scan.matches_from(origin)
+        for match in matches:
             end = high - match.start()
             if end <= low:
                 return
