@@ -68,7 +68,8 @@ full-width terminator. Only that character is matched, so that no end hides insi
 _WORD_END_REVERSED = re.compile(r"[ \t\r\n](?=[^ \t\r\n])")
 """A whitespace character after one that is not, read backwards."""
 _WHITESPACE_THEN_OTHER = re.compile(r"[ \t\r\n][^ \t\r\n]")
-_NOT_WHITESPACE = re.compile(r"[^ \t\r\n]")
+NOT_WHITESPACE = re.compile(r"[^ \t\r\n]")
+"""A character that is not ``WHITESPACE``."""
 _WIDE_SENTENCE_START = re.compile(
     f"[{FULL_WIDTH_TERMINATORS}][{re.escape(CLOSERS)}]*(?=[^ \\t\\r\\n{re.escape(CLOSERS)}])"
 )
@@ -788,7 +789,7 @@ class Chunker:
 
     def first_start(self, after: int = 0) -> int | None:
         """The first chunk's start: the first non-whitespace character (from ``after``)."""
-        match = _NOT_WHITESPACE.search(self.text, after)
+        match = NOT_WHITESPACE.search(self.text, after)
         return match.start() if match else None
 
     def chunk(self, start: int, low: int) -> Span | None:
@@ -895,7 +896,7 @@ class Chunker:
         """Where the chunk after ``previous`` starts and its ``low`` (the descriptor's ``lo``);
         ``None`` when a window does not show enough of the text to tell."""
         start, end = previous.start, previous.end
-        following = _NOT_WHITESPACE.search(self.text, end)
+        following = NOT_WHITESPACE.search(self.text, end)
         assert following is not None, "a chunk that is not the last has text after it"
         after = following.start()
         settings = self.settings

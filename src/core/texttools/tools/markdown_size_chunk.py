@@ -32,6 +32,7 @@ from ..markdown import (
     table_held_too_long,
 )
 from ..size_chunks import (
+    NOT_WHITESPACE,
     SIZE_DEFAULTS,
     SIZE_FORMS,
     WHITESPACE,
@@ -99,7 +100,7 @@ class Ranges:
         hundreds."""
         lows, highs = self.lows[:1], self.highs[:1]
         for low, high in zip(self.lows[1:], self.highs[1:], strict=True):
-            if _NOT_WHITESPACE.search(text, highs[-1], low) is None:
+            if NOT_WHITESPACE.search(text, highs[-1], low) is None:
                 highs[-1] = high
             else:
                 lows.append(low)
@@ -296,7 +297,6 @@ class MarkdownChunker(Chunker):
 _BEFORE_A_PIPE = re.compile(r"(?<=[^ \t\r\n])(?=[ \t]*\|)")
 """A position after a character that is not whitespace, before spaces or tabs and a ``|``."""
 _NOT_SPACE_OR_TAB = re.compile(r"[^ \t]")
-_NOT_WHITESPACE = re.compile(f"[^{WHITESPACE}]")
 
 
 def _escaped(text: str, pipe: int) -> bool:
