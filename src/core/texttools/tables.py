@@ -118,6 +118,11 @@ class Lines:
     def __len__(self) -> int:
         return len(self._starts) - 1
 
+    def next_blank(self, start: int) -> int:
+        """The first line from ``start`` on that holds nothing but spaces and tabs (the end of an
+        HTML block, and of a paragraph), else ``len(self)``."""
+        return next((number for number in range(start, len(self)) if not self[number].strip(" \t")), len(self))
+
 
 class Paragraph(NamedTuple):
     """A paragraph (or a heading) of the plain parse: its first and last line (0-based), its
@@ -178,8 +183,7 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple
             read_on += [(before.last + 1, after.first) for before, after in pairwise(group)]  # after underlines
             tables, html_open, reader = paragraph_tables(lines, merged, underlines, closed)
             if reader is not None and reader.may_read_on():
-                start = max(last + 1, blank_at)
-                blank_at = next((at for at in range(start, len(lines)) if not lines[at].strip(" \t")), len(lines))
+                blank_at = lines.next_blank(max(last + 1, blank_at))
                 read_on.append((last + 1, blank_at))
             while reader is not None and index < len(paragraphs):
                 following = paragraphs[index]  # cmark-gfm's block may go on into it: read on if it does
@@ -202,9 +206,7 @@ def find_tables(lines: "Lines", paragraphs: list[Paragraph], read_on: list[tuple
             tables = _holding_none(tables, [(gap, gap) for gap in sorted(gaps)])
             found += _holding_none(tables, [(part.first, part.last) for part in group if part.heading])
             if html_open:
-                blank_from = next(
-                    (number for number in range(last + 1, len(lines)) if not lines[number].strip(" \t")), len(lines)
-                )
+                blank_from = lines.next_blank(last + 1)
                 read_on.append((last + 1, blank_from))  # a parse from a line it holds would not know it
         group, gaps = [], set()
     return found
